@@ -1,0 +1,59 @@
+# Finds every third-party dependency. Each missing one stops configuration
+# with the Debian package that provides it; `scripts/install-deps.sh`
+# installs them all.
+
+function(arecipe_require found what package)
+  if(NOT ${found})
+    message(FATAL_ERROR "arecipe: ${what} not found. Install the Debian package "
+                        "'${package}' (or run scripts/install-deps.sh as root).")
+  endif()
+endfunction()
+
+# LLVM 14 Support, linked statically for fast start-up (see docs/build.md).
+find_package(LLVM 14 CONFIG QUIET PATHS /usr/lib/llvm-14/lib/cmake/llvm NO_DEFAULT_PATH)
+arecipe_require(LLVM_FOUND "LLVM 14 (cmake config)" "llvm-14-dev")
+set(ARECIPE_LLVM_TOOLS_DIR ${LLVM_TOOLS_BINARY_DIR})
+find_program(ARECIPE_FILECHECK FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+arecipe_require(ARECIPE_FILECHECK "FileCheck" "llvm-14-tools")
+find_file(ARECIPE_LIT lit.py PATHS /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH)
+arecipe_require(ARECIPE_LIT "lit (lit.py)" "llvm-14-tools")
+
+add_library(arecipe_llvm INTERFACE)
+target_include_directories(arecipe_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(arecipe_llvm INTERFACE ${LLVM_DEFINITIONS})
+target_link_libraries(arecipe_llvm INTERFACE LLVMSupport)
+
+find_package(fmt CONFIG QUIET)
+arecipe_require(fmt_FOUND "fmt" "libfmt-dev")
+
+find_package(nlohmann_json 3 CONFIG QUIET)
+arecipe_require(nlohmann_json_FOUND "nlohmann_json" "nlohmann-json3-dev")
+
+find_package(antlr4-runtime CONFIG QUIET)
+arecipe_require(antlr4-runtime_FOUND "ANTLR4 C++ runtime" "libantlr4-runtime-dev")
+find_package(Java COMPONENTS Runtime QUIET)
+arecipe_require(Java_FOUND "Java runtime (for the ANTLR tool)" "default-jre-headless")
+find_file(ARECIPE_ANTLR_JAR antlr4.jar PATHS /usr/share/java NO_DEFAULT_PATH)
+arecipe_require(ARECIPE_ANTLR_JAR "ANTLR4 tool (antlr4.jar)" "antlr4")
+
+find_package(CURL QUIET)
+arecipe_require(CURL_FOUND "libcurl" "libcurl4-openssl-dev")
+
+find_package(PkgConfig QUIET)
+find_path(ARECIPE_EVENT_INCLUDE event2/event.h)
+find_library(ARECIPE_EVENT_LIB event_core)
+find_library(ARECIPE_EVENT_EXTRA_LIB event_extra)
+arecipe_require(ARECIPE_EVENT_LIB "libevent" "libevent-dev")
+
+find_package(Threads REQUIRED)
+
+find_package(GTest CONFIG QUIET)
+arecipe_require(GTest_FOUND "GoogleTest" "libgtest-dev")
+
+if(ARECIPE_BENCH)
+  find_package(benchmark CONFIG QUIET)
+  arecipe_require(benchmark_FOUND "Google Benchmark" "libbenchmark-dev")
+endif()
+
+find_package(Python3 COMPONENTS Interpreter QUIET)
+arecipe_require(Python3_FOUND "python3 (for lit)" "python3")

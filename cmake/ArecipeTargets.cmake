@@ -1,0 +1,27 @@
+# Helpers shared by every layer.
+
+# arecipe_add_library(NAME SOURCES... [LINK libs...])
+function(arecipe_add_library name)
+  cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
+  add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PUBLIC ${ARG_LINK})
+endfunction()
+
+# arecipe_add_tool(NAME SOURCES... [LINK libs...])
+function(arecipe_add_tool name)
+  cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+  set_property(GLOBAL APPEND PROPERTY ARECIPE_TOOLS ${name})
+endfunction()
+
+# arecipe_add_unittest(NAME SOURCES... [LINK libs...])
+function(arecipe_add_unittest name)
+  cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK} GTest::gtest_main GTest::gmock)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/unittests)
+  add_test(NAME unit/${name} COMMAND ${name})
+  set_property(GLOBAL APPEND PROPERTY ARECIPE_UNITTESTS ${name})
+endfunction()

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures and builds arecipe into ${ARECIPE_BUILD_DIR:-build} with Ninja.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${ARECIPE_BUILD_DIR:-$root/build}
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+fi
+cmake --build "$build"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages arecipe needs to build, test and run.
+# Idempotent: packages already present are skipped without touching apt.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build clang-14 lld-14 llvm-14-dev llvm-14-tools
+  libclang-rt-14-dev python3 default-jre-headless antlr4 libantlr4-runtime-dev
+  libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libevent-dev
+  libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev libtinfo-dev
+  libxml2-dev libedit-dev procps psmisc shellcheck python3-aiohttp python3-jsonschema
+  curl uuid-dev libz3-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,30 @@
+# lit configuration for arecipe's regression tests: one behaviour per file,
+# diagnostics checked in place with -verify, outputs with FileCheck.
+import os
+import lit.formats
+import lit.util
+
+config.name = "arecipe"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".arecipe", ".test", ".json", ".jsonl"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.arecipe_obj_root, "test")
+
+path = os.pathsep.join([config.arecipe_tools_dir, config.llvm_tools_dir,
+                        config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.environment["PATH"] = path
+for var in ["HOME", "TMPDIR", "LANG", "LC_ALL"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%arecipe_src", config.arecipe_src_root))
+config.substitutions.append(("%std", os.path.join(config.arecipe_src_root, "std")))
+config.substitutions.append(("%examples", os.path.join(config.arecipe_src_root, "examples")))
+config.substitutions.append(("%python", config.python_executable))
+
+# Tools that exist in this build are available as features, so a suite can
+# say `REQUIRES: arecipe-sim`.
+for tool in ["arecipec", "arecipe-run", "arecipe-sim", "arecipe-load"]:
+    if os.path.exists(os.path.join(config.arecipe_tools_dir, tool)):
+        config.available_features.add(tool)
