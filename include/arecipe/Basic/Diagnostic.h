@@ -100,7 +100,7 @@ public:
 private:
   friend class DiagnosticEngine;
   DiagnosticBuilder(DiagnosticEngine *Engine, Diagnostic *Parent, DiagID ID,
-                    llvm::SMLoc Loc);
+                    llvm::SMLoc Loc, llvm::SMRange Range = llvm::SMRange());
   DiagnosticBuilder &addIntArg(long long Arg);
   DiagnosticBuilder &addUIntArg(unsigned long long Arg);
 

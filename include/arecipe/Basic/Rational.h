@@ -89,6 +89,8 @@ private:
   int64_t Den = 1;
 };
 
+std::strong_ordering operator<=>(const Rational &L, const Rational &R);
+
 /// Integer division of shell arithmetic: the quotient truncated toward
 /// zero, the remainder with the sign of the dividend. Fail on a zero
 /// divisor and on INT64_MIN / -1.

@@ -34,6 +34,8 @@ struct Dimension {
 
 /// "size", "duration", "number", or e.g. "size/duration" for a rate.
 std::string describe(Dimension D);
+/// The base units of a dimension: "B", "ns", "B/ns", "1" for a number.
+std::string getBaseUnits(Dimension D);
 
 enum class Unit : uint8_t {
   B, KB, MB, GB, TB,
