@@ -1,0 +1,78 @@
+//===- OpenAiProtocol.h - OpenAI request parsing and SSE chunks -*- C++ -*-===//
+//
+// The wire format of /v1/chat/completions and /v1/completions, without any
+// networking: request bodies in, response bodies and SSE events out. The
+// token convention is shared with the load client: one token is one
+// whitespace-separated word of the prompt (chat: the words of every message
+// content in order, no template), and generated token i is the word "tok<i>".
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARECIPE_SIM_OPENAIPROTOCOL_H
+#define ARECIPE_SIM_OPENAIPROTOCOL_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace arecipe::sim {
+
+struct CompletionRequest {
+  bool Chat = false;
+  std::string Model;
+  long PromptTokens = 0;
+  std::vector<uint64_t> BlockHashes;
+  std::optional<long> MaxTokens;
+  bool Stream = false;
+  bool IncludeUsage = false;
+  bool IgnoreEos = false;
+};
+
+/// Parses a request body; returns false with an OpenAI-style message in
+/// \p Error when the body is not a usable request.
+bool parseCompletionRequest(std::string_view Body, bool Chat,
+                            CompletionRequest &Out, std::string &Error);
+
+/// `{"error": {...}}` as vLLM returns it.
+std::string errorBody(std::string_view Message, std::string_view Type,
+                      int Code);
+
+struct Usage {
+  long PromptTokens = 0;
+  long CompletionTokens = 0;
+  long CachedTokens = 0;
+};
+
+/// Builds the SSE events and JSON bodies of one completion. All methods
+/// append to \p Out so the server can batch a step's output into one write.
+class CompletionWriter {
+public:
+  CompletionWriter(bool Chat, std::string Id, std::string Model,
+                   int64_t Created);
+
+  /// `data: {...}\n\n` carrying tokens [First, First + Count).
+  void appendTokensEvent(std::string &Out, long First, long Count);
+  /// The finish_reason chunk, the usage chunk (when \p WithUsage) and
+  /// `data: [DONE]`.
+  void appendFinalEvents(std::string &Out, const Usage &U, bool WithUsage);
+  /// A chunk cut off in the middle of its JSON (fault injection).
+  void appendMalformedEvent(std::string &Out);
+  /// The non-streaming response body.
+  std::string fullResponse(const Usage &U, long Tokens) const;
+
+private:
+  std::string prefix(const char *Object) const;
+  bool Chat;
+  bool SentRole = false;
+  std::string Id;
+  std::string Model; // JSON-escaped
+  int64_t Created;
+};
+
+/// Appends the text of generated tokens [First, First + Count).
+void appendTokenText(std::string &Out, long First, long Count);
+
+} // namespace arecipe::sim
+
+#endif

@@ -1,0 +1,62 @@
+//===- SimOptions.h - arecipe-sim's own --sim-* options -*- C++ -*-===//
+//
+// Everything on the command line before `--`: which profiles to model, the
+// time scale, the port file, and the faults to inject. Engine flags after
+// `--` are parsed by EngineConfig.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARECIPE_SIM_SIMOPTIONS_H
+#define ARECIPE_SIM_SIMOPTIONS_H
+
+#include "arecipe/Sim/EngineConfig.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace arecipe::sim {
+
+/// Faults injected with --sim-fault SPEC (see docs/simulator.md).
+struct FaultPlan {
+  double SlowStartSeconds = 0;   // slow-start=S: extra weight-loading time
+  uint64_t CrashAfterRequests = 0; // crash-after=N: exit after N completions
+  uint64_t MalformedSseEvery = 0;  // malformed-sse=N: every Nth stream
+  uint64_t ResetEvery = 0;         // reset=N: every Nth request is reset
+  uint64_t Http5xxStart = 0;       // http-5xx=START:COUNT[:CODE]
+  uint64_t Http5xxCount = 0;
+  int Http5xxCode = 503;
+  bool GpuMemoryLeak = false;      // gpu-mem-leak: memory kept at exit
+};
+
+enum class LogLevel { Debug, Info, Warning, Error };
+
+struct SimOptions {
+  std::optional<EngineKind> Engine;
+  std::string Hardware = "mi355x";
+  std::string Model; // empty: derived from the engine's --model
+  std::string ProfilesDir;
+  double TimeScale = 1;
+  uint64_t Seed = 0;
+  std::string PortFile;
+  std::string GpuMemFile;
+  std::string ProfileDir;
+  LogLevel Level = LogLevel::Info;
+  long DefaultMaxTokens = 256;
+  double DownloadBytesPerSecond = 0.7e6;
+  double FetchTimeoutSeconds = 600;
+  FaultPlan Faults;
+  std::vector<std::string> EngineArgv;
+};
+
+/// Parses `[--sim-OPTION ...] -- ENGINE_ARGV...`. Returns false and sets
+/// \p Error on a bad option; \p WantHelp is set by --help.
+bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &Out,
+                     std::string &Error, bool &WantHelp);
+bool parseFault(const std::string &Spec, FaultPlan &Faults,
+                std::string &Error);
+const char *simUsage();
+
+} // namespace arecipe::sim
+
+#endif
