@@ -1,0 +1,59 @@
+//===- CompletionStream.h - OpenAI streaming-response decoder ---*- C++ -*-===//
+//
+// Interprets the data of each server-sent event of an OpenAI-compatible
+// streaming response (`/v1/chat/completions` or `/v1/completions` with
+// `stream: true` and `stream_options.include_usage`). It decides which chunks
+// carry output (content, reasoning or tool calls; role-only and usage-only
+// chunks do not, so they never start the TTFT clock), captures the final usage
+// block, and recognises `[DONE]` and in-stream errors. No networking and no
+// timestamps: the transport owns the clock.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_CLIENT_COMPLETIONSTREAM_H
+#define ARECIPE_CLIENT_COMPLETIONSTREAM_H
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace arecipe::client {
+
+/// Token counts reported by the server in the final `usage` chunk.
+struct Usage {
+  int64_t PromptTokens = -1;
+  int64_t CompletionTokens = -1;
+  int64_t CachedTokens = -1; ///< prompt_tokens_details.cached_tokens
+};
+
+/// What one event meant.
+enum class ChunkKind {
+  Output,  ///< carries generated text (content, reasoning or tool calls)
+  Other,   ///< role-only, finish-only or usage-only chunk
+  Done,    ///< the `[DONE]` sentinel
+  Error,   ///< an `error` object, or data that is not JSON
+};
+
+class CompletionStreamDecoder {
+public:
+  /// Decodes one event's data and updates the stream state.
+  ChunkKind onEvent(std::string_view Data);
+
+  bool sawDone() const { return Done; }
+  bool hasUsage() const { return GotUsage; }
+  const Usage &usage() const { return U; }
+  int64_t outputChunks() const { return OutputChunks; }
+  /// For Error chunks: the server's message, or why the data was rejected.
+  const std::string &errorMessage() const { return Error; }
+
+private:
+  Usage U;
+  bool GotUsage = false;
+  bool Done = false;
+  int64_t OutputChunks = 0;
+  std::string Error;
+};
+
+} // namespace arecipe::client
+
+#endif // ARECIPE_CLIENT_COMPLETIONSTREAM_H

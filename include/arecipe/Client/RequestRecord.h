@@ -1,0 +1,104 @@
+//===- RequestRecord.h - One measured request and the records file -*- C++ -*-===//
+//
+// The unit every metric is computed from: one request with every timestamp the
+// transport took (monotonic nanoseconds), its token counts and, if it failed,
+// the class of failure. Records are appended to `records.jsonl` one line per
+// request as they finish, flushed each time, so a crash loses only what was in
+// flight; the same lines can be read back to recompute a summary offline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_CLIENT_REQUESTRECORD_H
+#define ARECIPE_CLIENT_REQUESTRECORD_H
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace arecipe::client {
+
+enum class Phase { Warmup, Measured };
+
+/// Why a request failed. `None` means success.
+enum class ErrorKind {
+  None,
+  Connect,         ///< could not resolve or connect
+  HttpStatus,      ///< non-2xx status other than a context overflow
+  Timeout,         ///< the per-request timeout expired
+  MalformedStream, ///< bad SSE/JSON, in-stream error, or no [DONE]
+  ContextOverflow, ///< the prompt exceeded the model's context
+  Transport,       ///< any other network failure (reset, partial body)
+  Cancelled,       ///< stopped by the client at the end of the run
+};
+
+std::string_view errorKindName(ErrorKind K);
+std::optional<ErrorKind> parseErrorKind(std::string_view Name);
+
+struct RequestRecord {
+  uint64_t Id = 0;
+  Phase RequestPhase = Phase::Measured;
+  int Lane = -1;         ///< closed-loop lane or agentic lane; -1 for open loop
+  std::string SessionId; ///< agentic only
+  int Turn = -1;         ///< agentic only
+
+  int64_t ExpectedInputTokens = 0; ///< what the workload generated
+  int64_t MaxOutputTokens = 0;     ///< requested OSL (max_tokens)
+
+  // Monotonic timestamps in ns (0 = did not happen).
+  int64_t ScheduledNs = 0;  ///< when the workload wanted it sent
+  int64_t DispatchedNs = 0; ///< handed to the transport
+  int64_t SentNs = 0;       ///< the transport started writing the body
+  int64_t FirstByteNs = 0;  ///< first response byte
+  int64_t FirstTokenNs = 0; ///< first chunk carrying output
+  int64_t EndNs = 0;        ///< response complete or failed
+  std::vector<int64_t> ChunkNs; ///< arrival of every output chunk
+
+  int64_t InputTokens = 0;  ///< server usage (or expected input, see flag)
+  int64_t OutputTokens = 0; ///< server usage (or output chunk count)
+  int64_t CachedTokens = -1;
+  bool UsageFromServer = false;
+
+  int HttpStatus = 0;
+  ErrorKind Error = ErrorKind::None;
+  std::string ErrorMessage;
+
+  bool ok() const { return Error == ErrorKind::None; }
+};
+
+/// One JSON object per record, on one line, keys in a fixed order.
+std::string recordToJsonLine(const RequestRecord &R);
+/// The inverse of recordToJsonLine; returns an error message on failure.
+std::optional<RequestRecord> recordFromJsonLine(std::string_view Line, std::string &Err);
+
+/// Where finished records go. The runtime may supply its own sink.
+class RecordSink {
+public:
+  virtual ~RecordSink();
+  virtual void write(const RequestRecord &R) = 0;
+};
+
+/// Appends records to a JSONL file, flushing after every line.
+class JsonlRecordSink : public RecordSink {
+public:
+  /// Opens (truncates) Path; check isOpen().
+  explicit JsonlRecordSink(const std::string &Path);
+  ~JsonlRecordSink() override;
+  bool isOpen() const { return File != nullptr; }
+  void write(const RequestRecord &R) override;
+
+private:
+  std::FILE *File = nullptr;
+};
+
+/// Discards records; for callers that only want the summary.
+class NullRecordSink : public RecordSink {
+public:
+  void write(const RequestRecord &) override {}
+};
+
+} // namespace arecipe::client
+
+#endif // ARECIPE_CLIENT_REQUESTRECORD_H
