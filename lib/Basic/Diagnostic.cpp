@@ -36,8 +36,7 @@ static std::string formatMessage(llvm::StringRef Format,
   Out.reserve(Format.size());
   for (size_t I = 0; I < Format.size(); ++I) {
     char C = Format[I];
-    if ((C == '{' || C == '}') && I + 1 < Format.size() &&
-        Format[I + 1] == C) {
+    if ((C == '{' || C == '}') && I + 1 < Format.size() && Format[I + 1] == C) {
       Out += C;
       ++I;
       continue;
@@ -152,9 +151,8 @@ void DiagnosticEngine::record(Diagnostic Diag) {
 
   if (Diag.Level == DiagLevel::Warning && WarningsAsErrors)
     Diag.Level = DiagLevel::Error;
-  LastDropped = LimitReached ||
-                (Diag.Level == DiagLevel::Error && ErrorLimit != 0 &&
-                 NumErrors >= ErrorLimit);
+  LastDropped = LimitReached || (Diag.Level == DiagLevel::Error &&
+                                 ErrorLimit != 0 && NumErrors >= ErrorLimit);
   if (LastDropped) {
     LimitReached = true;
     return;
@@ -197,10 +195,13 @@ void DiagnosticEngine::flush() {
 
   if (LimitReached && !LimitReported) {
     LimitReported = true;
-    Diagnostic TooMany{DiagID::err_too_many_errors, DiagLevel::Error,
+    Diagnostic TooMany{DiagID::err_too_many_errors,
+                       DiagLevel::Error,
                        llvm::SMLoc(),
                        getDiagInfo(DiagID::err_too_many_errors).Format.str(),
-                       {}, {}, {}};
+                       {},
+                       {},
+                       {}};
     markEmitted(Emitted, TooMany);
     if (Consumer)
       Consumer->handleDiagnostic(SM, TooMany);

@@ -42,9 +42,8 @@ std::optional<DiagLevel> parseLevelWord(llvm::StringRef Word) {
 /// Parses the rest of one directive, Rest starting just after
 /// "expected-<level>"; on success consumes it from Rest. Returns the reason
 /// when the directive is malformed.
-std::optional<std::string> parseDirective(llvm::StringRef &Rest,
-                                          unsigned CurrentLine,
-                                          Expectation &E) {
+std::optional<std::string>
+parseDirective(llvm::StringRef &Rest, unsigned CurrentLine, Expectation &E) {
   E.Line = CurrentLine;
   if (Rest.consume_front("@")) {
     if (Rest.consume_front("*")) {
@@ -207,8 +206,7 @@ bool DiagnosticVerifier::verify(const llvm::SourceMgr &SM,
     std::string NotSeen;
     for (const Expectation &E : Found.Expected)
       for (unsigned I = E.Seen; I < E.Count && E.Level == Level; ++I)
-        NotSeen += "\n  " + describePlace(SM, E.Buffer, E.Line) + ": " +
-                   E.Text;
+        NotSeen += "\n  " + describePlace(SM, E.Buffer, E.Line) + ": " + E.Text;
     if (!NotSeen.empty()) {
       Out.report(llvm::SMLoc(), DiagID::err_verify_expected_not_seen)
           << getLevelName(Level) << NotSeen;
@@ -219,8 +217,7 @@ bool DiagnosticVerifier::verify(const llvm::SourceMgr &SM,
       if (Matched[I] || Captured[I].Level != Level)
         continue;
       Place P = placeOf(SM, Captured[I].Loc);
-      Unexpected += "\n  " +
-                    describePlace(SM, P.Buffer, P.Line) + ": " +
+      Unexpected += "\n  " + describePlace(SM, P.Buffer, P.Line) + ": " +
                     Captured[I].Message;
     }
     if (!Unexpected.empty()) {

@@ -32,8 +32,7 @@ static Json toObject(const llvm::SourceMgr &SM, const Diagnostic &Diag) {
   Object["message"] = Diag.Message;
   if (BufferID) {
     auto [Line, Column] = SM.getLineAndColumn(Diag.Loc, BufferID);
-    Object["file"] =
-        SM.getMemoryBuffer(BufferID)->getBufferIdentifier().str();
+    Object["file"] = SM.getMemoryBuffer(BufferID)->getBufferIdentifier().str();
     Object["line"] = Line;
     Object["column"] = Column;
   } else {

@@ -141,20 +141,24 @@ static NumericResult<Quantity> lift(const NumericResult<Quantity> &L,
 
 NumericResult<Quantity> arecipe::operator+(const NumericResult<Quantity> &L,
                                            const NumericResult<Quantity> &R) {
-  return lift(L, R, [](const Quantity &A, const Quantity &B) { return A.add(B); });
+  return lift(L, R,
+              [](const Quantity &A, const Quantity &B) { return A.add(B); });
 }
 
 NumericResult<Quantity> arecipe::operator-(const NumericResult<Quantity> &L,
                                            const NumericResult<Quantity> &R) {
-  return lift(L, R, [](const Quantity &A, const Quantity &B) { return A.sub(B); });
+  return lift(L, R,
+              [](const Quantity &A, const Quantity &B) { return A.sub(B); });
 }
 
 NumericResult<Quantity> arecipe::operator*(const NumericResult<Quantity> &L,
                                            const NumericResult<Quantity> &R) {
-  return lift(L, R, [](const Quantity &A, const Quantity &B) { return A.mul(B); });
+  return lift(L, R,
+              [](const Quantity &A, const Quantity &B) { return A.mul(B); });
 }
 
 NumericResult<Quantity> arecipe::operator/(const NumericResult<Quantity> &L,
                                            const NumericResult<Quantity> &R) {
-  return lift(L, R, [](const Quantity &A, const Quantity &B) { return A.div(B); });
+  return lift(L, R,
+              [](const Quantity &A, const Quantity &B) { return A.div(B); });
 }

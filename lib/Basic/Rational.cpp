@@ -82,8 +82,7 @@ NumericResult<Rational> Rational::fraction(int64_t N, int64_t D) {
 /// Reads digits with '_' allowed between two digits into Value; Count gets
 /// the number of digits. False if the text does not start with a digit, has
 /// a misplaced '_', or more digits than 128 bits hold exactly.
-static bool consumeDigits(llvm::StringRef &Text, Wide &Value,
-                          unsigned &Count) {
+static bool consumeDigits(llvm::StringRef &Text, Wide &Value, unsigned &Count) {
   constexpr Wide Limit = Wide(1) << 120;
   Count = 0;
   if (Text.empty() || !llvm::isDigit(Text[0]))
@@ -124,8 +123,7 @@ NumericResult<Rational> Rational::parseDecimal(llvm::StringRef Text) {
   if (!consumeDigits(Text, Mantissa, Digits))
     return NumericError::InvalidNumber;
   unsigned FractionDigits = 0;
-  if (Text.consume_front(".") &&
-      !consumeDigits(Text, Mantissa, FractionDigits))
+  if (Text.consume_front(".") && !consumeDigits(Text, Mantissa, FractionDigits))
     return NumericError::InvalidNumber;
   long Exponent = 0;
   if (Text.consume_front("e") || Text.consume_front("E")) {
@@ -199,9 +197,9 @@ static NumericResult<Wide> roundQuotient(Wide Num, Wide Den, Rounding Mode) {
   case Rounding::HalfEven:
   case Rounding::HalfAwayFromZero: {
     Wide Twice = 2 * absWide(R);
-    bool Up = Twice > Den ||
-              (Twice == Den &&
-               (Mode == Rounding::HalfAwayFromZero || Q % 2 != 0));
+    bool Up =
+        Twice > Den ||
+        (Twice == Den && (Mode == Rounding::HalfAwayFromZero || Q % 2 != 0));
     return Up ? Q + Sign : Q;
   }
   }
@@ -250,8 +248,8 @@ NumericResult<std::string> Rational::toDecimalString() const {
   return S;
 }
 
-NumericResult<std::string>
-Rational::toDecimalString(unsigned FractionDigits, Rounding Mode) const {
+NumericResult<std::string> Rational::toDecimalString(unsigned FractionDigits,
+                                                     Rounding Mode) const {
   Wide Scaled = Num;
   if (!multiplyByPowerOf10(Scaled, FractionDigits))
     return NumericError::Overflow;
@@ -296,6 +294,13 @@ NumericResult<int64_t> arecipe::divideTowardZero(int64_t Dividend,
   return Dividend / Divisor;
 }
 
+NumericResult<int64_t> arecipe::divideFloor(int64_t Dividend, int64_t Divisor) {
+  NumericResult<int64_t> Quotient = divideTowardZero(Dividend, Divisor);
+  if (Quotient && Dividend % Divisor != 0 && (Dividend < 0) != (Divisor < 0))
+    return *Quotient - 1;
+  return Quotient;
+}
+
 NumericResult<int64_t> arecipe::remainderTowardZero(int64_t Dividend,
                                                     int64_t Divisor) {
   if (Divisor == 0)
@@ -317,20 +322,24 @@ static NumericResult<Rational> lift(const NumericResult<Rational> &L,
 
 NumericResult<Rational> arecipe::operator+(const NumericResult<Rational> &L,
                                            const NumericResult<Rational> &R) {
-  return lift(L, R, [](const Rational &A, const Rational &B) { return A.add(B); });
+  return lift(L, R,
+              [](const Rational &A, const Rational &B) { return A.add(B); });
 }
 
 NumericResult<Rational> arecipe::operator-(const NumericResult<Rational> &L,
                                            const NumericResult<Rational> &R) {
-  return lift(L, R, [](const Rational &A, const Rational &B) { return A.sub(B); });
+  return lift(L, R,
+              [](const Rational &A, const Rational &B) { return A.sub(B); });
 }
 
 NumericResult<Rational> arecipe::operator*(const NumericResult<Rational> &L,
                                            const NumericResult<Rational> &R) {
-  return lift(L, R, [](const Rational &A, const Rational &B) { return A.mul(B); });
+  return lift(L, R,
+              [](const Rational &A, const Rational &B) { return A.mul(B); });
 }
 
 NumericResult<Rational> arecipe::operator/(const NumericResult<Rational> &L,
                                            const NumericResult<Rational> &R) {
-  return lift(L, R, [](const Rational &A, const Rational &B) { return A.div(B); });
+  return lift(L, R,
+              [](const Rational &A, const Rational &B) { return A.div(B); });
 }

@@ -105,7 +105,8 @@ size_t clipLine(llvm::StringRef &Line, size_t Offset) {
   size_t Begin = Offset > MaxShownBytes / 2 ? Offset - MaxShownBytes / 2 : 0;
   size_t End = std::min(Line.size(), Begin + MaxShownBytes);
   auto IsContinuation = [&](size_t I) {
-    return I < Line.size() && (static_cast<unsigned char>(Line[I]) & 0xC0) == 0x80;
+    return I < Line.size() &&
+           (static_cast<unsigned char>(Line[I]) & 0xC0) == 0x80;
   };
   while (Begin < Offset && IsContinuation(Begin))
     ++Begin;
@@ -157,8 +158,7 @@ void TextDiagnosticPrinter::printOne(const llvm::SourceMgr &SM,
   if (BufferID) {
     Buffer = SM.getMemoryBuffer(BufferID);
     auto [Line, Column] = SM.getLineAndColumn(Diag.Loc, BufferID);
-    OS << Buffer->getBufferIdentifier() << ':' << Line << ':' << Column
-       << ": ";
+    OS << Buffer->getBufferIdentifier() << ':' << Line << ':' << Column << ": ";
   } else {
     OS << ProgramName << ": ";
   }
@@ -189,9 +189,8 @@ void TextDiagnosticPrinter::printOne(const llvm::SourceMgr &SM,
   auto Clip = [&](llvm::SMRange R, size_t &Begin, size_t &End) {
     size_t S = R.Start.getPointer() - Text.data();
     size_t E = R.End.getPointer() - Text.data();
-    if (R.Start.getPointer() < Text.data() ||
-        R.End.getPointer() > Text.end() || E < LineStart ||
-        S > LineStart + Line.size())
+    if (R.Start.getPointer() < Text.data() || R.End.getPointer() > Text.end() ||
+        E < LineStart || S > LineStart + Line.size())
       return false;
     Begin = std::max(S, LineStart) - LineStart;
     End = std::min(E, LineStart + Line.size()) - LineStart;

@@ -34,8 +34,8 @@ static const UnitInfo UnitTable[] = {
 };
 
 static const Unit AllUnits[] = {
-    Unit::B,   Unit::KB,  Unit::MB,          Unit::GB,     Unit::TB,
-    Unit::KiB, Unit::MiB, Unit::GiB,         Unit::TiB,    Unit::Millisecond,
+    Unit::B,      Unit::KB,     Unit::MB,   Unit::GB,  Unit::TB,
+    Unit::KiB,    Unit::MiB,    Unit::GiB,  Unit::TiB, Unit::Millisecond,
     Unit::Second, Unit::Minute, Unit::Hour,
 };
 

@@ -34,7 +34,8 @@ llvm::StringRef prefixFor(DiagLevel Level) {
 unsigned countArgs(llvm::StringRef Format) {
   unsigned Count = 0;
   for (size_t I = 0; I < Format.size(); ++I) {
-    if (Format.substr(I).startswith("{{") || Format.substr(I).startswith("}}")) {
+    if (Format.substr(I).startswith("{{") ||
+        Format.substr(I).startswith("}}")) {
       ++I;
       continue;
     }
@@ -79,9 +80,13 @@ TEST(DiagnosticIDsTest, EveryEntryFollowsTheStyle) {
     EXPECT_FALSE(Info.Format.contains('"')) << "code is quoted with '...'";
     // Placeholders are contiguous: {0}..{N-1} all used.
     unsigned Args = countArgs(Info.Format);
-    for (unsigned I = 0; I < Args; ++I)
-      EXPECT_TRUE(Info.Format.contains("{" + std::to_string(I) + "}"))
-          << "placeholder {" << I << "} unused";
+    for (unsigned I = 0; I < Args; ++I) {
+      std::string Placeholder = "{";
+      Placeholder += std::to_string(I);
+      Placeholder += '}';
+      EXPECT_TRUE(Info.Format.contains(Placeholder))
+          << "placeholder " << Placeholder << " unused";
+    }
   }
 }
 

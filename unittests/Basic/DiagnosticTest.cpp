@@ -37,8 +37,8 @@ protected:
   }
   llvm::SMRange over(unsigned Buffer, llvm::StringRef Needle) {
     llvm::SMLoc Start = at(Buffer, Needle);
-    return {Start, llvm::SMLoc::getFromPointer(Start.getPointer() +
-                                               Needle.size())};
+    return {Start,
+            llvm::SMLoc::getFromPointer(Start.getPointer() + Needle.size())};
   }
 
   llvm::SourceMgr SM;
@@ -133,8 +133,8 @@ TEST_F(DiagnosticTest, FixItLine) {
   {
     DiagnosticEngine Diags(SM, &Text);
     llvm::SMLoc After = at(F, " dcp");
-    Diags.report(After, DiagID::err_expected) << "';' or newline"
-                                              << FixIt::insert(After, ";");
+    Diags.report(After, DiagID::err_expected)
+        << "';' or newline" << FixIt::insert(After, ";");
   }
   EXPECT_EQ(Out, "t.arecipe:1:7: error: expected ';' or newline\n"
                  "tp = 8 dcp = 1\n"
@@ -148,7 +148,8 @@ TEST_F(DiagnosticTest, FixItsAreRecorded) {
   struct Capture : DiagnosticConsumer {
     std::vector<Diagnostic> &Seen;
     explicit Capture(std::vector<Diagnostic> &Seen) : Seen(Seen) {}
-    void handleDiagnostic(const llvm::SourceMgr &, const Diagnostic &D) override {
+    void handleDiagnostic(const llvm::SourceMgr &,
+                          const Diagnostic &D) override {
       Seen.push_back(D);
     }
   } Consumer(Seen);
@@ -173,8 +174,8 @@ TEST_F(DiagnosticTest, SortedByBufferThenOffsetWithNotesAttached) {
     Diags.report(at(A, "three"), DiagID::err_expected) << "a3";
     Diags.report(at(A, "one"), DiagID::note_matching_delimiter) << "{";
     Diags.report(at(A, "two"), DiagID::err_expected) << "a2";
-    Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file)
-        << "c.arecipe" << "no such file";
+    Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file) << "c.arecipe"
+                                                              << "no such file";
     Diags.report(at(A, "two"), DiagID::err_expected) << "a2 again";
   }
   EXPECT_EQ(Out, "arecipec: error: cannot open 'c.arecipe': no such file\n"
@@ -310,7 +311,8 @@ TEST_F(DiagnosticTest, JSONLines) {
         << "'=='" << over(F, "==") << FixIt::replace(over(F, "=="), "=");
     Diags.report(at(F, "{"), DiagID::note_matching_delimiter) << "{";
     Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file)
-        << "x" << "bad \xff byte";
+        << "x"
+        << "bad \xff byte";
   }
   EXPECT_EQ(
       Json,
@@ -360,8 +362,8 @@ TEST_F(DiagnosticTest, CoverageFileListsEmittedIds) {
   ::unsetenv("ARECIPE_DIAG_COVERAGE_DIR");
   llvm::SmallString<128> File(Dir);
   llvm::sys::path::append(
-      File, "diag-" + std::to_string(llvm::sys::Process::getProcessId()) +
-                ".txt");
+      File,
+      "diag-" + std::to_string(llvm::sys::Process::getProcessId()) + ".txt");
   auto Buffer = llvm::MemoryBuffer::getFile(File);
   ASSERT_TRUE(bool(Buffer));
   EXPECT_EQ((*Buffer)->getBuffer(),

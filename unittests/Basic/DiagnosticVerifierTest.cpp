@@ -78,8 +78,7 @@ TEST(DiagnosticVerifierTest, TextIsASubstring) {
 }
 
 TEST(DiagnosticVerifierTest, UnmatchedExpectation) {
-  VerifyResult R =
-      runVerify("a\nb // expected-error {{expected 'y'}}\n", {});
+  VerifyResult R = runVerify("a\nb // expected-error {{expected 'y'}}\n", {});
   EXPECT_FALSE(R.Ok);
   EXPECT_EQ(R.Output, "arecipec: error: 'error' diagnostics expected but not "
                       "seen:\n  File t.arecipe Line 2: expected 'y'\n");
@@ -160,9 +159,9 @@ TEST(DiagnosticVerifierTest, Counts) {
 }
 
 TEST(DiagnosticVerifierTest, SeveralDirectivesOnALine) {
-  VerifyResult R = runVerify(
-      "a // expected-error {{x}} expected-warning {{extra}}\n",
-      {{1, DiagID::err_expected}, {1, DiagID::warn_extra_semicolon}});
+  VerifyResult R =
+      runVerify("a // expected-error {{x}} expected-warning {{extra}}\n",
+                {{1, DiagID::err_expected}, {1, DiagID::warn_extra_semicolon}});
   EXPECT_TRUE(R.Ok) << R.Output;
 }
 
@@ -175,9 +174,9 @@ TEST(DiagnosticVerifierTest, DirectivesInEveryBuffer) {
 
 TEST(DiagnosticVerifierTest, ExpectedNoDiagnostics) {
   EXPECT_TRUE(runVerify("// expected-no-diagnostics\n", {}).Ok);
-  VerifyResult R = runVerify(
-      "// expected-no-diagnostics\n// expected-error {{x}}\n",
-      {{2, DiagID::err_expected}});
+  VerifyResult R =
+      runVerify("// expected-no-diagnostics\n// expected-error {{x}}\n",
+                {{2, DiagID::err_expected}});
   EXPECT_FALSE(R.Ok);
   EXPECT_EQ(R.Output, "t.arecipe:1:4: error: 'expected-no-diagnostics' cannot "
                       "be combined with other expected directives\n"

@@ -170,8 +170,7 @@ TEST(QuantityTest, InferenceXDramBudget) {
                  Case{"0.80", 2399}}) {
     Quantity Available = lit("3095781MiB"), Cap = lit("2861022MiB");
     Quantity Usable =
-        *Available.compare(Cap) == std::strong_ordering::less ? Available
-                                                              : Cap;
+        *Available.compare(Cap) == std::strong_ordering::less ? Available : Cap;
     NumericResult<Quantity> Budget =
         Usable * num(C.Utilization) * num("8") / num("8");
     ASSERT_TRUE(Budget);

@@ -34,9 +34,9 @@ TEST(RationalTest, ParsesDecimalsExactly) {
 }
 
 TEST(RationalTest, RejectsMalformedDecimals) {
-  for (const char *Text : {"", "-", ".5", "1.", "1..2", "1_", "_1", "1__0",
-                           "1e", "1e+", "0x10", "+1", " 1", "1 ", "1.2.3",
-                           "1e3.5", "abc"}) {
+  for (const char *Text :
+       {"", "-", ".5", "1.", "1..2", "1_", "_1", "1__0", "1e", "1e+", "0x10",
+        "+1", " 1", "1 ", "1.2.3", "1e3.5", "abc"}) {
     NumericResult<Rational> R = Rational::parseDecimal(Text);
     ASSERT_FALSE(R) << Text;
     EXPECT_EQ(R.error(), NumericError::InvalidNumber) << Text;
@@ -101,11 +101,11 @@ struct RoundCase {
 
 TEST(RationalTest, RoundingModes) {
   const RoundCase Cases[] = {
-      {"2.5", 2, 3, 2, 2, 3},     {"3.5", 3, 4, 3, 4, 4},
+      {"2.5", 2, 3, 2, 2, 3},       {"3.5", 3, 4, 3, 4, 4},
       {"-2.5", -3, -2, -2, -2, -3}, {"-3.5", -4, -3, -3, -4, -4},
-      {"2.4", 2, 3, 2, 2, 2},     {"2.6", 2, 3, 2, 3, 3},
+      {"2.4", 2, 3, 2, 2, 2},       {"2.6", 2, 3, 2, 3, 3},
       {"-2.6", -3, -2, -2, -3, -3}, {"7", 7, 7, 7, 7, 7},
-      {"0.001", 0, 1, 0, 0, 0},   {"-0.001", -1, 0, 0, 0, 0},
+      {"0.001", 0, 1, 0, 0, 0},     {"-0.001", -1, 0, 0, 0, 0},
   };
   for (const RoundCase &C : Cases) {
     Rational R = dec(C.Value);
@@ -133,6 +133,17 @@ TEST(RationalTest, ShellIntegerDivision) {
   EXPECT_EQ(divideTowardZero(std::numeric_limits<int64_t>::min(), -1).error(),
             NumericError::Overflow);
   EXPECT_EQ(*remainderTowardZero(std::numeric_limits<int64_t>::min(), -1), 0);
+}
+
+TEST(RationalTest, FloorDivision) {
+  EXPECT_EQ(*divideFloor(7, 2), 3);
+  EXPECT_EQ(*divideFloor(-7, 2), -4);
+  EXPECT_EQ(*divideFloor(7, -2), -4);
+  EXPECT_EQ(*divideFloor(-7, -2), 3);
+  EXPECT_EQ(*divideFloor(-8, 2), -4);
+  EXPECT_EQ(divideFloor(1, 0).error(), NumericError::DivisionByZero);
+  EXPECT_EQ(divideFloor(std::numeric_limits<int64_t>::min(), -1).error(),
+            NumericError::Overflow);
 }
 
 TEST(RationalTest, DecimalRendering) {

@@ -10,10 +10,12 @@
 //
 // Typical use:
 //
-//   Diags.report(Tok.getLoc(), DiagID::err_expected_after) << "'='" << "'window'"
+//   Diags.report(Tok.getLoc(), DiagID::err_expected_after) << "'='" <<
+//   "'window'"
 //       << Range << FixIt::insert(Loc, "=");
 //   Diags.report(Other, DiagID::note_matching_delimiter) << "{";  // attaches
-//                                                                 // to the error
+//                                                                 // to the
+//                                                                 error
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,9 +80,9 @@ public:
   DiagnosticBuilder &operator<<(const std::string &Arg) {
     return *this << llvm::StringRef(Arg);
   }
-  template <typename T, typename = std::enable_if_t<
-                            std::is_integral_v<T> && !std::is_same_v<T, bool> &&
-                            !std::is_same_v<T, char>>>
+  template <typename T, typename = std::enable_if_t<std::is_integral_v<T> &&
+                                                    !std::is_same_v<T, bool> &&
+                                                    !std::is_same_v<T, char>>>
   DiagnosticBuilder &operator<<(T Arg) {
     if constexpr (std::is_signed_v<T>)
       return addIntArg(static_cast<long long>(Arg));

@@ -24,11 +24,11 @@ namespace arecipe {
 enum class NumericError : uint8_t {
   DimensionMismatch, ///< GB + s, or a GB value converted to seconds.
   DivisionByZero,
-  Overflow,      ///< The exact value does not fit the representation.
-  NotIntegral,   ///< Rounding::Exact on a value with a fraction.
+  Overflow,       ///< The exact value does not fit the representation.
+  NotIntegral,    ///< Rounding::Exact on a value with a fraction.
   NotTerminating, ///< An exact decimal string of 1/3.
-  InvalidNumber, ///< Malformed number text.
-  UnknownUnit,   ///< Quantity literal with no or an unknown unit.
+  InvalidNumber,  ///< Malformed number text.
+  UnknownUnit,    ///< Quantity literal with no or an unknown unit.
 };
 
 /// A short lower-case reason, usable inside a diagnostic message.

@@ -78,8 +78,7 @@ public:
   std::string str() const;
 
   /// Exact comparison; never overflows.
-  friend std::strong_ordering operator<=>(const Rational &L,
-                                          const Rational &R);
+  friend std::strong_ordering operator<=>(const Rational &L, const Rational &R);
   friend bool operator==(const Rational &L, const Rational &R) {
     return L.Num == R.Num && L.Den == R.Den;
   }
@@ -96,6 +95,8 @@ std::strong_ordering operator<=>(const Rational &L, const Rational &R);
 /// divisor and on INT64_MIN / -1.
 NumericResult<int64_t> divideTowardZero(int64_t Dividend, int64_t Divisor);
 NumericResult<int64_t> remainderTowardZero(int64_t Dividend, int64_t Divisor);
+/// The quotient rounded toward negative infinity (the language's '//').
+NumericResult<int64_t> divideFloor(int64_t Dividend, int64_t Divisor);
 
 /// Error-propagating operators, so formulas read as formulas:
 ///   auto V = (A * B) / C;  // NumericResult<Rational>

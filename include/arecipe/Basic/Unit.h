@@ -38,9 +38,19 @@ std::string describe(Dimension D);
 std::string getBaseUnits(Dimension D);
 
 enum class Unit : uint8_t {
-  B, KB, MB, GB, TB,
-  KiB, MiB, GiB, TiB,
-  Millisecond, Second, Minute, Hour,
+  B,
+  KB,
+  MB,
+  GB,
+  TB,
+  KiB,
+  MiB,
+  GiB,
+  TiB,
+  Millisecond,
+  Second,
+  Minute,
+  Hour,
 };
 
 /// Every unit, in the order above.
