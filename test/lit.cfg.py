@@ -28,3 +28,14 @@ config.substitutions.append(("%python", config.python_executable))
 for tool in ["arecipec", "arecipe-run", "arecipe-sim", "arecipe-load"]:
     if os.path.exists(os.path.join(config.arecipe_tools_dir, tool)):
         config.available_features.add(tool)
+
+# Every process started by a test records the diagnostic ids it emitted here
+# (docs/diagnostics.md); ctest's diag-coverage test then fails on any
+# declared diagnostic no test exercised. The directory is emptied when ctest
+# runs the whole suite, so stale ids from an older build cannot hide a gap.
+coverage_dir = os.path.join(config.arecipe_obj_root, "test", "diag-coverage")
+if os.environ.get("ARECIPE_DIAG_COVERAGE_RESET") == "1":
+    import shutil
+    shutil.rmtree(coverage_dir, ignore_errors=True)
+os.makedirs(coverage_dir, exist_ok=True)
+config.environment["ARECIPE_DIAG_COVERAGE_DIR"] = coverage_dir
