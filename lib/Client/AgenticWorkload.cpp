@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 
 using namespace arecipe::client;
@@ -84,7 +85,8 @@ public:
       if (StartTurn == 0)
         continue;
       ++WarmupsPending;
-      sendTurn(C, Phase::Warmup, monotonicNowNs(), [this, &C](const RequestRecord &Rec) {
+      PreparedTurn P = prepareTurn(C, Phase::Warmup, monotonicNowNs());
+      sendTurn(C, std::move(P), [this](const RequestRecord &Rec) {
         WarmupFailures += !Rec.ok();
         if (--WarmupsPending == 0)
           startWindow();
@@ -143,11 +145,19 @@ private:
     return N;
   }
 
-  void sendTurn(Conversation &C, Phase Ph, int64_t ScheduledNs, Then After) {
+  /// A turn ready to go on the wire: built before its scheduled time, so
+  /// history serialisation never delays the send.
+  struct PreparedTurn {
+    std::string Body;
+    RequestRecord Record;
+  };
+
+  PreparedTurn prepareTurn(Conversation &C, Phase Ph, int64_t ScheduledNs) {
     size_t T = C.NextTurn;
     const TraceTurn &Turn = C.Session->Turns[T];
     appendInput(C, T);
-    RequestRecord Rec;
+    PreparedTurn P;
+    RequestRecord &Rec = P.Record;
     Rec.RequestPhase = Ph;
     Rec.Lane = C.Lane;
     Rec.SessionId = C.SessionId;
@@ -155,13 +165,17 @@ private:
     Rec.ScheduledNs = ScheduledNs;
     Rec.ExpectedInputTokens = historyTokens(C);
     Rec.MaxOutputTokens = Turn.OutputTokens;
-    std::string Body = requestBody(Target, C.History, Turn.OutputTokens, /*IgnoreEos=*/true);
+    P.Body = requestBody(Target, C.History, Turn.OutputTokens, /*IgnoreEos=*/true);
     // The reply joins the history as recorded, whatever the server said, so
     // the next turn's prefix does not depend on this response.
     C.History.pop_back();
     appendTurn(C, T);
     ++C.NextTurn;
-    send(std::move(Body), std::move(Rec), {W.SessionHeader + ": " + C.SessionId},
+    return P;
+  }
+
+  void sendTurn(Conversation &C, PreparedTurn P, Then After) {
+    send(std::move(P.Body), std::move(P.Record), {W.SessionHeader + ": " + C.SessionId},
          std::move(After));
   }
 
@@ -198,11 +212,12 @@ private:
       conversationDone(C);
       return;
     }
-    auto Send = [this, &C, ScheduledNs] {
+    auto Prepared = std::make_shared<PreparedTurn>(prepareTurn(C, Phase::Measured, ScheduledNs));
+    auto Send = [this, &C, Prepared] {
       if (monotonicNowNs() >= WindowDeadlineNs)
         return;
       ++Active;
-      sendTurn(C, Phase::Measured, ScheduledNs, [this, &C](const RequestRecord &) {
+      sendTurn(C, std::move(*Prepared), [this, &C](const RequestRecord &) {
         --Active;
         if (monotonicNowNs() >= WindowDeadlineNs) {
           if (Active == 0)

@@ -88,12 +88,15 @@ private:
     if (Cursor >= End)
       return;
     ++Outstanding;
-    sendIndex(Cursor++, Ph, Lane, ScheduledNs, [this, Lane, End, Ph](const RequestRecord &) {
+    sendIndex(Cursor++, Ph, Lane, ScheduledNs, [this, Lane, End, Ph](const RequestRecord &R) {
       --Outstanding;
+      WarmupFailures += Ph == Phase::Warmup && !R.ok();
       if (Cursor < End) {
         closedLoopNext(Lane, End, Ph, monotonicNowNs());
       } else if (Outstanding == 0) {
-        if (Ph == Phase::Warmup)
+        if (Ph == Phase::Warmup && WarmupFailures == NumWarmup)
+          abort("every warm-up request failed");
+        else if (Ph == Phase::Warmup)
           startMeasured();
         else
           endWindow();
@@ -150,6 +153,7 @@ private:
   std::vector<Prepared> Requests;
   int64_t Cursor = 0;
   int Outstanding = 0;
+  int64_t WarmupFailures = 0;
   int64_t OpenFinished = 0;
   std::deque<std::pair<int64_t, int64_t>> Queue;
 };

@@ -71,8 +71,9 @@ TEST_F(WorkloadTest, FixedClosedLoopSendsWarmupThenPrompts) {
   }
   // Warm-up records all come before the window opens.
   for (const RequestRecord &Rec : R.Records) {
-    if (Rec.RequestPhase == Phase::Warmup)
+    if (Rec.RequestPhase == Phase::Warmup) {
       EXPECT_LE(Rec.EndNs, R.WindowStartNs);
+    }
   }
   EXPECT_LE(R.PeakInFlight, 4u);
 }
