@@ -1,0 +1,119 @@
+//===- Decl.h - Files and their top-level declarations ---------*- C++ -*-===//
+//
+// A parsed file: its imports and its declarations (recipe, hardware, engine,
+// model, enum, file-level let) in source order. Imports are recorded as
+// written; finding and loading the imported files is the driver's and
+// Sema's job, not the parser's.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_AST_DECL_H
+#define ARECIPE_AST_DECL_H
+
+#include "arecipe/AST/Stmt.h"
+
+namespace arecipe::ast {
+
+class Decl : public Node {
+public:
+  static bool classof(const Node *N) {
+    return N->getKind() >= NodeKind::FirstDecl &&
+           N->getKind() <= NodeKind::LastDecl;
+  }
+
+protected:
+  using Node::Node;
+};
+
+/// `import "std/engines/atom"`, `import "std/hardware/mi355x" as hw`.
+class ImportDecl : public Decl {
+public:
+  ImportDecl(llvm::SMRange R, StringLiteral *Target, Identifier Alias)
+      : Decl(NodeKind::ImportDecl, R), Target(Target), Alias(Alias) {}
+  StringLiteral *getTarget() const { return Target; }
+  const Identifier &getAlias() const { return Alias; } ///< Empty if none.
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::ImportDecl;
+  }
+
+private:
+  StringLiteral *Target;
+  Identifier Alias;
+};
+
+enum class EntityKind : uint8_t { Recipe, Hardware, Engine, Model };
+llvm::StringRef getSpelling(EntityKind K);
+
+/// `recipe NAME { ... }` and its siblings `hardware`, `engine`, `model`,
+/// which share one shape: a name and a body of statements.
+class EntityDecl : public Decl {
+public:
+  EntityDecl(llvm::SMRange R, EntityKind Kind, Identifier Name, Block Body)
+      : Decl(NodeKind::EntityDecl, R), Kind(Kind), Name(Name), Body(Body) {}
+  EntityKind getEntityKind() const { return Kind; }
+  const Identifier &getName() const { return Name; }
+  const Block &getBody() const { return Body; }
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::EntityDecl;
+  }
+
+private:
+  EntityKind Kind;
+  Identifier Name;
+  Block Body;
+};
+
+/// `enum cudagraph_mode { NONE, PIECEWISE, FULL }`.
+class EnumDecl : public Decl {
+public:
+  EnumDecl(llvm::SMRange R, Identifier Name,
+           llvm::ArrayRef<Identifier> Members)
+      : Decl(NodeKind::EnumDecl, R), Name(Name), Members(Members) {}
+  const Identifier &getName() const { return Name; }
+  llvm::ArrayRef<Identifier> getMembers() const { return Members; }
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::EnumDecl;
+  }
+
+private:
+  Identifier Name;
+  llvm::ArrayRef<Identifier> Members;
+};
+
+/// `let kimik3_dspark = {1: 1.85, ...}` at file level: a constant.
+class LetDecl : public Decl {
+public:
+  LetDecl(llvm::SMRange R, Identifier Name, Expr *Value)
+      : Decl(NodeKind::LetDecl, R), Name(Name), Value(Value) {}
+  const Identifier &getName() const { return Name; }
+  Expr *getValue() const { return Value; }
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::LetDecl;
+  }
+
+private:
+  Identifier Name;
+  Expr *Value;
+};
+
+/// One source file. Its name is the SourceMgr buffer's identifier.
+class File : public Node {
+public:
+  File(llvm::SMRange R, llvm::StringRef Name,
+       llvm::ArrayRef<ImportDecl *> Imports, llvm::ArrayRef<Decl *> Decls)
+      : Node(NodeKind::File, R), Name(Name), Imports(Imports), Decls(Decls) {}
+  llvm::StringRef getName() const { return Name; }
+  llvm::ArrayRef<ImportDecl *> getImports() const { return Imports; }
+  /// Declarations other than imports, in source order.
+  llvm::ArrayRef<Decl *> getDecls() const { return Decls; }
+  static bool classof(const Node *N) { return N->getKind() == NodeKind::File; }
+
+private:
+  llvm::StringRef Name;
+  llvm::ArrayRef<ImportDecl *> Imports;
+  llvm::ArrayRef<Decl *> Decls;
+};
+
+} // namespace arecipe::ast
+
+#endif // ARECIPE_AST_DECL_H

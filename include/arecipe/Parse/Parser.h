@@ -1,0 +1,56 @@
+//===- Parser.h - Recipe text to syntax tree --------------------*- C++ -*-===//
+//
+// The front end's entry point: reads one SourceMgr buffer, reports every
+// lexical and syntax error to the DiagnosticEngine (project wording, byte
+// columns, at most one error per statement) and returns the syntax tree,
+// allocated in the given ASTContext. It does not open files, follow imports
+// or look at meaning. The ANTLR machinery behind it is private to
+// lib/Parse: nothing here (or reachable from here) includes an ANTLR header,
+// and no ANTLR exception escapes.
+//
+// Limits, all reported as errors rather than crashes:
+// - a buffer above MaxFileBytes (16 MiB) is refused unparsed;
+// - invalid UTF-8 stops at the first bad byte, unparsed;
+// - brackets ((, [, {) nested deeper than MaxNesting (256) stop the parse
+//   before it starts;
+// - an expression nested deeper than MaxExprDepth (1024 operators or
+//   levels) is refused, so later recursive passes cannot overflow the stack.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_PARSE_PARSER_H
+#define ARECIPE_PARSE_PARSER_H
+
+#include <cstddef>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace arecipe {
+class DiagnosticEngine;
+namespace ast {
+class ASTContext;
+class File;
+} // namespace ast
+
+namespace parse {
+
+struct ParseLimits {
+  size_t MaxFileBytes = 16u << 20;
+  unsigned MaxNesting = 256;
+  unsigned MaxExprDepth = 1024;
+};
+
+/// Parses buffer BufferID of SM. Returns the file's tree -- with the
+/// statements that parsed, when there were errors -- or null when the
+/// buffer was refused as a whole (too large, invalid UTF-8, nested too
+/// deeply). Diags.hasErrors() tells whether the tree is complete.
+ast::File *parseFile(const llvm::SourceMgr &SM, unsigned BufferID,
+                     DiagnosticEngine &Diags, ast::ASTContext &Ctx,
+                     const ParseLimits &Limits = ParseLimits());
+
+} // namespace parse
+} // namespace arecipe
+
+#endif // ARECIPE_PARSE_PARSER_H

@@ -1,0 +1,379 @@
+//===- JSONDumper.cpp - `arecipec --emit ast` ----------------------------===//
+//
+// Keys are written in a fixed order by construction (llvm::json::OStream
+// streams, it never sorts or hashes), so output is byte-for-byte stable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "arecipe/AST/JSONDumper.h"
+
+#include "arecipe/AST/Decl.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace arecipe;
+using namespace arecipe::ast;
+using llvm::SMRange;
+
+namespace {
+
+class Dumper {
+public:
+  Dumper(const llvm::SourceMgr &SM, llvm::raw_ostream &OS)
+      : SM(SM), J(OS, /*IndentSize=*/2) {}
+
+  void file(const File &F) {
+    J.object([&] {
+      header(F);
+      J.attribute("file", F.getName());
+      J.attributeArray("imports", [&] {
+        for (const ImportDecl *I : F.getImports())
+          decl(*I);
+      });
+      J.attributeArray("decls", [&] {
+        for (const Decl *D : F.getDecls())
+          decl(*D);
+      });
+    });
+  }
+
+private:
+  std::string loc(llvm::SMLoc L) {
+    if (!L.isValid())
+      return "";
+    auto [Line, Col] = SM.getLineAndColumn(L);
+    return std::to_string(Line) + ":" + std::to_string(Col);
+  }
+
+  std::string range(SMRange R) { return loc(R.Start) + "-" + loc(R.End); }
+
+  void header(const Node &N) {
+    J.attribute("kind", getKindName(N.getKind()));
+    J.attribute("range", range(N.getRange()));
+  }
+
+  void ident(llvm::StringRef Key, const Identifier &I) {
+    if (I.empty())
+      return;
+    J.attributeObject(Key, [&] {
+      J.attribute("name", I.Name);
+      J.attribute("range", range(I.Range));
+    });
+  }
+
+  void identList(llvm::StringRef Key, llvm::ArrayRef<Identifier> Ids) {
+    J.attributeArray(Key, [&] {
+      for (const Identifier &I : Ids)
+        J.object([&] {
+          J.attribute("name", I.Name);
+          J.attribute("range", range(I.Range));
+        });
+    });
+  }
+
+  void optExpr(llvm::StringRef Key, const Expr *E) {
+    if (!E)
+      return;
+    J.attributeBegin(Key);
+    expr(*E);
+    J.attributeEnd();
+  }
+
+  void block(llvm::StringRef Key, const Block &B) {
+    J.attributeObject(Key, [&] {
+      J.attribute("lbrace", loc(B.LBrace));
+      J.attribute("rbrace", loc(B.RBrace));
+      J.attributeArray("stmts", [&] {
+        for (const Stmt *S : B.Stmts)
+          stmt(*S);
+      });
+    });
+  }
+
+  void args(llvm::ArrayRef<Argument> Args) {
+    J.attributeArray("args", [&] {
+      for (const Argument &A : Args)
+        J.object([&] {
+          J.attribute("range", range(A.Range));
+          ident("name", A.Name);
+          J.attributeBegin("value");
+          expr(*A.Value);
+          J.attributeEnd();
+        });
+    });
+  }
+
+  void type(const TypeRef &T) {
+    J.object([&] {
+      J.attribute("range", range(T.Range));
+      J.attribute("name", T.Name.Name);
+      if (!T.Args.empty())
+        J.attributeArray("args", [&] {
+          for (const TypeRef *A : T.Args)
+            type(*A);
+        });
+      J.attribute("optional", T.Optional);
+    });
+  }
+
+  void decl(const Decl &D) {
+    J.object([&] {
+      header(D);
+      switch (D.getKind()) {
+      case NodeKind::ImportDecl: {
+        const auto &I = llvm::cast<ImportDecl>(D);
+        J.attributeBegin("target");
+        expr(*I.getTarget());
+        J.attributeEnd();
+        ident("alias", I.getAlias());
+        break;
+      }
+      case NodeKind::EntityDecl: {
+        const auto &E = llvm::cast<EntityDecl>(D);
+        J.attribute("entity", getSpelling(E.getEntityKind()));
+        ident("name", E.getName());
+        block("body", E.getBody());
+        break;
+      }
+      case NodeKind::EnumDecl: {
+        const auto &E = llvm::cast<EnumDecl>(D);
+        ident("name", E.getName());
+        identList("members", E.getMembers());
+        break;
+      }
+      case NodeKind::LetDecl: {
+        const auto &L = llvm::cast<LetDecl>(D);
+        ident("name", L.getName());
+        optExpr("value", L.getValue());
+        break;
+      }
+      default:
+        llvm_unreachable("not a declaration");
+      }
+    });
+  }
+
+  void stmt(const Stmt &S) {
+    J.object([&] {
+      header(S);
+      switch (S.getKind()) {
+      case NodeKind::AssignStmt: {
+        const auto &A = llvm::cast<AssignStmt>(S);
+        identList("path", A.getPath());
+        optExpr("value", A.getValue());
+        break;
+      }
+      case NodeKind::LetStmt: {
+        const auto &L = llvm::cast<LetStmt>(S);
+        ident("name", L.getName());
+        optExpr("value", L.getValue());
+        break;
+      }
+      case NodeKind::BlockStmt: {
+        const auto &B = llvm::cast<BlockStmt>(S);
+        ident("name", B.getName());
+        block("body", B.getBody());
+        break;
+      }
+      case NodeKind::BandStmt: {
+        const auto &B = llvm::cast<BandStmt>(S);
+        ident("name", B.getName());
+        optExpr("condition", B.getCondition());
+        block("body", B.getBody());
+        break;
+      }
+      case NodeKind::AtConcStmt: {
+        const auto &A = llvm::cast<AtConcStmt>(S);
+        J.attributeArray("concs", [&] {
+          for (const Expr *E : A.getConcs())
+            expr(*E);
+        });
+        block("body", A.getBody());
+        break;
+      }
+      case NodeKind::CheckStmt: {
+        const auto &C = llvm::cast<CheckStmt>(S);
+        optExpr("condition", C.getCondition());
+        optExpr("message", C.getMessage());
+        break;
+      }
+      case NodeKind::PreflightStmt: {
+        const auto &P = llvm::cast<PreflightStmt>(S);
+        ident("action", P.getAction());
+        args(P.getArgs());
+        break;
+      }
+      case NodeKind::KnobStmt: {
+        const auto &K = llvm::cast<KnobStmt>(S);
+        ident("name", K.getName());
+        J.attributeBegin("type");
+        type(*K.getType());
+        J.attributeEnd();
+        optExpr("default", K.getDefault());
+        optExpr("where", K.getConstraint());
+        J.attributeArray("renders", [&] {
+          for (const RenderClause &R : K.getRenders())
+            J.object([&] {
+              J.attribute("range", range(R.Range));
+              J.attribute("render", getSpelling(R.Kind));
+              optExpr("target", R.Target);
+              optExpr("key", R.Key);
+              optExpr("if", R.Cond);
+            });
+        });
+        break;
+      }
+      case NodeKind::EmitStmt: {
+        const auto &E = llvm::cast<EmitStmt>(S);
+        optExpr("condition", E.getCondition());
+        block("body", E.getBody());
+        break;
+      }
+      case NodeKind::FlagStmt: {
+        const auto &F = llvm::cast<FlagStmt>(S);
+        optExpr("flag", F.getFlag());
+        optExpr("value", F.getValue());
+        break;
+      }
+      case NodeKind::SwitchStmt:
+        optExpr("flag", llvm::cast<SwitchStmt>(S).getFlag());
+        break;
+      default:
+        llvm_unreachable("not a statement");
+      }
+    });
+  }
+
+  void expr(const Expr &E) {
+    J.object([&] {
+      header(E);
+      exprFields(E);
+    });
+  }
+
+  void exprFields(const Expr &E) {
+    switch (E.getKind()) {
+    case NodeKind::IntegerLiteral: {
+      const auto &I = llvm::cast<IntegerLiteral>(E);
+      J.attribute("text", I.getText());
+      J.attribute("value", I.getValue());
+      return;
+    }
+    case NodeKind::FloatLiteral:
+      J.attribute("text", llvm::cast<FloatLiteral>(E).getText());
+      return;
+    case NodeKind::QuantityLiteral: {
+      const auto &Q = llvm::cast<QuantityLiteral>(E);
+      J.attribute("text", Q.getText());
+      J.attribute("number", Q.getNumberText());
+      J.attribute("unit", getSymbol(Q.getUnit()));
+      return;
+    }
+    case NodeKind::BoolLiteral:
+      J.attribute("value", llvm::cast<BoolLiteral>(E).getValue());
+      return;
+    case NodeKind::NoneLiteral:
+    case NodeKind::ConcExpr:
+      return;
+    case NodeKind::StringLiteral: {
+      const auto &S = llvm::cast<StringLiteral>(E);
+      J.attribute("raw", S.isRaw());
+      J.attributeArray("parts", [&] {
+        for (const StringPart &P : S.getParts()) {
+          if (P.Interpolation)
+            expr(*P.Interpolation);
+          else
+            J.value(P.Text);
+        }
+      });
+      return;
+    }
+    case NodeKind::NameExpr:
+      J.attribute("name", llvm::cast<NameExpr>(E).getName().Name);
+      return;
+    case NodeKind::ListExpr:
+      J.attributeArray("elements", [&] {
+        for (const Expr *El : llvm::cast<ListExpr>(E).getElements())
+          expr(*El);
+      });
+      return;
+    case NodeKind::MapExpr:
+      J.attributeArray("entries", [&] {
+        for (const MapEntry &M : llvm::cast<MapExpr>(E).getEntries())
+          J.object([&] {
+            J.attribute("range", range(M.Range));
+            optExpr("key", M.Key);
+            optExpr("value", M.Value);
+          });
+      });
+      return;
+    case NodeKind::UnaryExpr: {
+      const auto &U = llvm::cast<UnaryExpr>(E);
+      J.attribute("op", getSpelling(U.getOp()));
+      optExpr("operand", U.getOperand());
+      return;
+    }
+    case NodeKind::BinaryExpr: {
+      const auto &B = llvm::cast<BinaryExpr>(E);
+      J.attribute("op", getSpelling(B.getOp()));
+      optExpr("lhs", B.getLHS());
+      optExpr("rhs", B.getRHS());
+      return;
+    }
+    case NodeKind::RangeExpr: {
+      const auto &R = llvm::cast<RangeExpr>(E);
+      optExpr("lo", R.getLo());
+      optExpr("hi", R.getHi());
+      optExpr("step", R.getStep());
+      return;
+    }
+    case NodeKind::ConditionalExpr: {
+      const auto &C = llvm::cast<ConditionalExpr>(E);
+      optExpr("then", C.getThen());
+      optExpr("cond", C.getCond());
+      optExpr("else", C.getElse());
+      return;
+    }
+    case NodeKind::CallExpr: {
+      const auto &C = llvm::cast<CallExpr>(E);
+      optExpr("callee", C.getCallee());
+      args(C.getArgs());
+      return;
+    }
+    case NodeKind::IndexExpr: {
+      const auto &I = llvm::cast<IndexExpr>(E);
+      optExpr("base", I.getBase());
+      optExpr("index", I.getIndex());
+      return;
+    }
+    case NodeKind::MemberExpr: {
+      const auto &M = llvm::cast<MemberExpr>(E);
+      optExpr("base", M.getBase());
+      ident("member", M.getMember());
+      return;
+    }
+    case NodeKind::ConvertExpr: {
+      const auto &C = llvm::cast<ConvertExpr>(E);
+      optExpr("operand", C.getOperand());
+      ident("unit", C.getUnitName());
+      J.attribute("rounding", getSpelling(C.getRounding()));
+      return;
+    }
+    default:
+      llvm_unreachable("not an expression");
+    }
+  }
+
+  const llvm::SourceMgr &SM;
+  llvm::json::OStream J;
+};
+
+} // namespace
+
+void arecipe::ast::dumpJSON(const File &F, const llvm::SourceMgr &SM,
+                            llvm::raw_ostream &OS) {
+  Dumper(SM, OS).file(F);
+  OS << "\n";
+}

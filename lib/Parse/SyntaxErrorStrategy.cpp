@@ -1,0 +1,498 @@
+//===- SyntaxErrorStrategy.cpp - Syntax errors in the project's words ----===//
+
+#include "SyntaxErrorStrategy.h"
+
+#include "ARecipeParser.h"
+#include "arecipe/Basic/Diagnostic.h"
+
+#include "InputMismatchException.h"
+#include "NoViableAltException.h"
+#include "atn/ATN.h"
+#include "atn/ATNState.h"
+#include "atn/ParserATNSimulator.h"
+
+#include <algorithm>
+
+using namespace arecipe;
+using namespace arecipe::parse;
+using antlr4::Parser;
+using antlr4::Token;
+using antlr4::TokenStream;
+using P_ = arecipe_antlr::ARecipeParser;
+
+bool LexicalErrors::within(size_t Begin, size_t End) const {
+  auto It = std::lower_bound(Offsets.begin(), Offsets.end(), Begin);
+  return It != Offsets.end() && *It <= End;
+}
+
+//===-- Token classes ------------------------------------------------------===//
+
+static bool isIdentLike(size_t Type) {
+  switch (Type) {
+  case P_::IDENT: case P_::RECIPE: case P_::HARDWARE: case P_::ENGINE:
+  case P_::MODEL: case P_::ENUM: case P_::KNOB: case P_::EMIT: case P_::FLAG:
+  case P_::SWITCH: case P_::ARG: case P_::ENV: case P_::JSON: case P_::WHERE:
+  case P_::FLOOR: case P_::CEIL: case P_::ROUND:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Tokens that can only continue an expression; they are left out of
+/// "expected ..." lists, which name what the construct itself needs.
+static bool continuesExpression(size_t Type) {
+  switch (Type) {
+  case P_::DOT: case P_::LPAREN: case P_::LBRACK: case P_::AS: case P_::STAR:
+  case P_::SLASH: case P_::PERCENT: case P_::PLUS: case P_::MINUS:
+  case P_::RANGE: case P_::STEP: case P_::EQ: case P_::NE: case P_::LT:
+  case P_::LE: case P_::GT: case P_::GE: case P_::IN: case P_::AND:
+  case P_::OR: case P_::IF: case P_::ELSE: case P_::FLOOR: case P_::CEIL:
+  case P_::ROUND:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool isOpener(size_t T) {
+  return T == P_::LPAREN || T == P_::LBRACK || T == P_::LBRACE;
+}
+static bool isCloser(size_t T) {
+  return T == P_::RPAREN || T == P_::RBRACK || T == P_::RBRACE;
+}
+
+static const char *spellingOf(size_t Type) {
+  switch (Type) {
+  case P_::LPAREN: return "(";
+  case P_::RPAREN: return ")";
+  case P_::LBRACK: return "[";
+  case P_::RBRACK: return "]";
+  case P_::LBRACE: return "{";
+  case P_::RBRACE: return "}";
+  default: return "";
+  }
+}
+
+/// The innermost statement, declaration or import being parsed, by the
+/// index of its first token; -1 at block or file level.
+static ssize_t currentStatement(Parser *P) {
+  for (antlr4::RuleContext *C = P->getContext(); C;
+       C = dynamic_cast<antlr4::RuleContext *>(C->parent)) {
+    size_t Rule = C->getRuleIndex();
+    if (Rule == P_::RuleStatement || Rule == P_::RuleDeclaration ||
+        Rule == P_::RuleImportDecl || Rule == P_::RuleInterpolation) {
+      Token *Start = static_cast<antlr4::ParserRuleContext *>(C)->getStart();
+      return Start ? static_cast<ssize_t>(Start->getTokenIndex()) : -1;
+    }
+  }
+  return -1;
+}
+
+//===-- Locations and descriptions ----------------------------------------===//
+
+llvm::SMRange SyntaxErrorStrategy::rangeOf(Token *T) const {
+  if (T->getType() == Token::EOF) {
+    llvm::SMLoc End = Src.getLoc(Src.getNumCodePoints());
+    return {End, End};
+  }
+  return Src.getRange(T->getStartIndex(), T->getStopIndex());
+}
+
+llvm::SMLoc SyntaxErrorStrategy::endOf(Token *T) const {
+  return rangeOf(T).End;
+}
+
+std::string SyntaxErrorStrategy::describe(Token *T) const {
+  if (T->getType() == Token::EOF)
+    return "end of file";
+  llvm::StringRef Text = Src.getBytes(T->getStartIndex(), T->getStopIndex());
+  if (Text.size() <= 24)
+    return "'" + Text.str() + "'";
+  switch (T->getType()) {
+  case P_::STRING:
+  case P_::RAW_STRING:
+    return "string literal";
+  default:
+    return "'" + Text.take_front(20).str() + "...'";
+  }
+}
+
+/// The token before T on the parser's channel, or null at the start.
+Token *SyntaxErrorStrategy::previousToken(TokenStream *TS, Token *T) {
+  for (size_t I = T->getTokenIndex(); I-- > 0;) {
+    Token *Prev = TS->get(I);
+    if (Prev->getChannel() == Token::DEFAULT_CHANNEL)
+      return Prev;
+  }
+  return nullptr;
+}
+
+static std::string describeExpected(const antlr4::misc::IntervalSet &Set,
+                                    const antlr4::dfa::Vocabulary &Vocab) {
+  std::vector<ssize_t> Types = Set.toList();
+  bool OnlyContinuations = std::all_of(Types.begin(), Types.end(), [](ssize_t T) {
+    return T < 0 || continuesExpression(static_cast<size_t>(T));
+  });
+  std::vector<std::string> Names;
+  bool Name = false, String = false;
+  for (ssize_t T : Types) {
+    if (T == Token::EOF) {
+      Names.push_back("end of file");
+      continue;
+    }
+    if (T < 0 || (!OnlyContinuations && continuesExpression(T)))
+      continue;
+    if (isIdentLike(T)) {
+      Name = true;
+      continue;
+    }
+    if (T == P_::STRING || T == P_::RAW_STRING) {
+      String = true;
+      continue;
+    }
+    Names.push_back(Vocab.getLiteralName(T));
+  }
+  if (String)
+    Names.insert(Names.begin(), "string");
+  if (Name)
+    Names.insert(Names.begin(), "name");
+  if (Names.empty())
+    return "more input";
+  if (Names.size() > 4)
+    Names.resize(4);
+  std::string Out = Names[0];
+  for (size_t I = 1; I < Names.size(); ++I)
+    Out += (I + 1 == Names.size() ? " or " : ", ") + Names[I];
+  return Out;
+}
+
+//===-- Reporting ----------------------------------------------------------===//
+
+bool SyntaxErrorStrategy::shouldSuppress(Parser *P, Token *Offending) {
+  if (JunkReported)
+    return true;
+  ssize_t Statement = currentStatement(P);
+  if (Statement >= 0 && Statement == LastErrorStatement)
+    return true;
+  LastErrorStatement = Statement;
+  if (Offending->getType() == Token::EOF && LexErrors.UnterminatedComment)
+    return true;
+  // A lexical error just before or at the offending token already explains
+  // why the parser is lost here.
+  Token *Prev = previousToken(P->getTokenStream(), Offending);
+  size_t Begin = Prev ? Src.getByteOffset(Prev->getStartIndex()) : 0;
+  size_t End = Offending->getType() == Token::EOF
+                   ? Src.getText().size()
+                   : Src.getByteOffset(Offending->getStopIndex() + 1);
+  return LexErrors.within(Begin, End);
+}
+
+void SyntaxErrorStrategy::reportExpectedAfter(Parser *P, Token *Offending,
+                                              const std::string &What) {
+  Token *Prev = previousToken(P->getTokenStream(), Offending);
+  if (!Prev) {
+    Diags.report(rangeOf(Offending), DiagID::err_expected) << What;
+    return;
+  }
+  Diags.report(endOf(Prev), DiagID::err_expected_after) << What
+                                                        << describe(Prev);
+}
+
+/// What a `{` belongs to, in words: "band 'mid'", "recipe 'kimi'".
+static std::string describeBraceOwner(antlr4::RuleContext *Block) {
+  auto Quote = [](P_::IdentContext *Id) {
+    return Id ? "'" + Id->getText() + "'" : std::string("''");
+  };
+  antlr4::tree::ParseTree *Owner = Block->parent;
+  if (auto *E = dynamic_cast<P_::EntityDeclContext *>(Owner))
+    return (E->kind ? E->kind->getText() : std::string("declaration")) + " " +
+           Quote(E->name);
+  if (auto *B = dynamic_cast<P_::BandStmtContext *>(Owner))
+    return "band " + Quote(B->name);
+  if (dynamic_cast<P_::AtStmtContext *>(Owner))
+    return "'at conc' block";
+  if (dynamic_cast<P_::EmitStmtContext *>(Owner))
+    return "'emit' block";
+  if (auto *B = dynamic_cast<P_::BlockStmtContext *>(Owner))
+    return "block " + Quote(B->name);
+  return "block";
+}
+
+/// The still-open bracket of type OpenType nearest to the error, searched in
+/// the current rule and its callers.
+static Token *findOpener(Parser *P, size_t OpenType) {
+  antlr4::RuleContext *C = P->getContext();
+  for (unsigned Level = 0; C && Level < 4;
+       ++Level, C = dynamic_cast<antlr4::RuleContext *>(C->parent)) {
+    Token *Found = nullptr;
+    for (antlr4::tree::ParseTree *Child : C->children)
+      if (auto *TN = dynamic_cast<antlr4::tree::TerminalNode *>(Child)) {
+        size_t Type = TN->getSymbol()->getType();
+        if (Type == OpenType)
+          Found = TN->getSymbol();
+        else if (Found && isCloser(Type))
+          Found = nullptr;
+      }
+    if (Found)
+      return Found;
+  }
+  return nullptr;
+}
+
+void SyntaxErrorStrategy::reportUnclosed(Parser *P, Token *Offending,
+                                         size_t OpenType) {
+  Token *Prev = previousToken(P->getTokenStream(), Offending);
+  llvm::SMLoc Loc = Prev ? endOf(Prev) : rangeOf(Offending).Start;
+  size_t CloseType = OpenType == P_::LPAREN   ? P_::RPAREN
+                     : OpenType == P_::LBRACK ? P_::RBRACK
+                                              : P_::RBRACE;
+  Token *Open = findOpener(P, OpenType);
+  antlr4::RuleContext *Ctx = P->getContext();
+  if (OpenType == P_::LBRACE && Ctx->getRuleIndex() == P_::RuleBlock) {
+    DiagnosticBuilder D = Diags.report(Loc, DiagID::err_expected_close_brace);
+    D << describeBraceOwner(Ctx);
+    if (Open)
+      D.note(rangeOf(Open).Start, DiagID::note_matching_delimiter) << "{";
+    return;
+  }
+  DiagnosticBuilder D = Diags.report(Loc, DiagID::err_unmatched_delimiter);
+  D << spellingOf(CloseType);
+  if (Open)
+    D.note(rangeOf(Open).Start, DiagID::note_matching_delimiter)
+        << spellingOf(OpenType);
+}
+
+void SyntaxErrorStrategy::reportNoViableAlt(Parser *P, Token *Offending) {
+  size_t Rule = P->getContext()->getRuleIndex();
+  if (Rule == P_::RuleStatement) {
+    reportExpectedAfter(P, Offending, "'='");
+    return;
+  }
+  if (Rule == P_::RuleDeclaration) {
+    Diags.report(rangeOf(Offending), DiagID::err_expected_declaration)
+        << describe(Offending);
+    return;
+  }
+  // Every other decision is between the alternatives of an expression.
+  Token *Prev = previousToken(P->getTokenStream(), Offending);
+  if (!Prev) {
+    Diags.report(rangeOf(Offending), DiagID::err_unexpected_token)
+        << describe(Offending);
+    return;
+  }
+  Diags.report(endOf(Prev), DiagID::err_expected_expr) << describe(Prev);
+}
+
+void SyntaxErrorStrategy::reportMismatch(
+    Parser *P, Token *Offending, const antlr4::misc::IntervalSet &Expected) {
+  size_t Rule = P->getContext()->getRuleIndex();
+  if (Expected.contains(static_cast<size_t>(P_::RBRACE)) &&
+      (Rule == P_::RuleBlock || Rule == P_::RuleEnumDecl ||
+       Rule == P_::RulePrimary)) {
+    reportUnclosed(P, Offending, P_::LBRACE);
+    return;
+  }
+  if (Expected.contains(static_cast<size_t>(P_::INT))) {
+    Token *Prev = previousToken(P->getTokenStream(), Offending);
+    if (Prev)
+      Diags.report(endOf(Prev), DiagID::err_expected_expr) << describe(Prev);
+    else
+      Diags.report(rangeOf(Offending), DiagID::err_expected) << "expression";
+    return;
+  }
+  if (Expected.contains(static_cast<size_t>(P_::RPAREN))) {
+    reportUnclosed(P, Offending, P_::LPAREN);
+    return;
+  }
+  if (Expected.contains(static_cast<size_t>(P_::RBRACK))) {
+    reportUnclosed(P, Offending, P_::LBRACK);
+    return;
+  }
+  reportExpectedAfter(P, Offending,
+                      describeExpected(Expected, P->getVocabulary()));
+}
+
+void SyntaxErrorStrategy::reportJunk(Parser *P, Token *Junk) {
+  if (JunkReported || shouldSuppress(P, Junk)) {
+    JunkReported = true;
+    return;
+  }
+  JunkReported = true;
+  bool AtFileLevel = P->getContext()->getRuleIndex() == P_::RuleFile;
+  Diags.report(rangeOf(Junk), AtFileLevel ? DiagID::err_expected_declaration
+                                          : DiagID::err_expected_statement)
+      << describe(Junk);
+}
+
+void SyntaxErrorStrategy::reportError(Parser *P,
+                                      const antlr4::RecognitionException &E) {
+  if (inErrorRecoveryMode(P) || Unwinding)
+    return;
+  beginErrorCondition(P);
+  Token *Offending = E.getOffendingToken();
+  if (!Offending)
+    Offending = P->getCurrentToken();
+  if (shouldSuppress(P, Offending))
+    return;
+  if (dynamic_cast<const antlr4::NoViableAltException *>(&E))
+    reportNoViableAlt(P, Offending);
+  else
+    reportMismatch(P, Offending, E.getExpectedTokens());
+}
+
+//===-- Recovery -----------------------------------------------------------===//
+
+void SyntaxErrorStrategy::reset(Parser *P) {
+  DefaultErrorStrategy::reset(P);
+  Unwinding = false;
+  LastErrorStatement = -1;
+  JunkReported = false;
+}
+
+void SyntaxErrorStrategy::reportMatch(Parser *P) {
+  endErrorCondition(P);
+  Unwinding = false;
+  JunkReported = false;
+}
+
+Token *SyntaxErrorStrategy::recoverInline(Parser *P) {
+  // No single-token insertion or deletion: guessing a token inside a
+  // statement is what makes errors cascade. The rule's handler recovers.
+  throw antlr4::InputMismatchException(P);
+}
+
+bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
+                                                   size_t Index) {
+  Token *T = TS->get(Index);
+  size_t Type = T->getType();
+  if (Type == Token::EOF)
+    return false;
+  if (Token *Prev = previousToken(TS, T)) {
+    llvm::StringRef Between = Src.getText().slice(
+        Src.getByteOffset(Prev->getStopIndex() + 1),
+        Src.getByteOffset(T->getStartIndex()));
+    if (Between.find_first_of("\r\n") == llvm::StringRef::npos)
+      return false;
+  }
+  switch (Type) {
+  case P_::IMPORT: case P_::LET: case P_::BAND: case P_::AT: case P_::CHECK:
+  case P_::PREFLIGHT:
+    return true;
+  default:
+    break;
+  }
+  if (!isIdentLike(Type))
+    return false;
+  size_t Next = TS->LA(static_cast<ssize_t>(Index - TS->index()) + 2);
+  switch (Type) {
+  case P_::RECIPE: case P_::HARDWARE: case P_::ENGINE: case P_::MODEL:
+  case P_::ENUM: case P_::KNOB:
+    if (isIdentLike(Next))
+      return true;
+    break;
+  case P_::EMIT:
+    if (Next == P_::WHEN)
+      return true;
+    break;
+  case P_::FLAG: case P_::SWITCH:
+    if (Next == P_::STRING || Next == P_::RAW_STRING)
+      return true;
+    break;
+  default:
+    break;
+  }
+  return Next == P_::ASSIGN || Next == P_::DOT || Next == P_::LBRACE;
+}
+
+void SyntaxErrorStrategy::skipToSyncPoint(Parser *P, bool ConsumeOne) {
+  TokenStream *TS = P->getTokenStream();
+  // Braces opened by the broken statement before the error: a `}` that
+  // closes one of them is part of the statement, not the end of the block.
+  unsigned OpenBefore = 0;
+  ssize_t Statement = currentStatement(P);
+  if (Statement >= 0)
+    for (size_t I = Statement, E = TS->index(); I < E; ++I) {
+      size_t Type = TS->get(I)->getType();
+      if (Type == P_::LBRACE)
+        ++OpenBefore;
+      else if (Type == P_::RBRACE && OpenBefore)
+        --OpenBefore;
+    }
+  unsigned Depth = 0; // Brackets opened while skipping.
+  for (;;) {
+    size_t Type = TS->LA(1);
+    if (Type == Token::EOF)
+      return;
+    if (!ConsumeOne && Depth == 0) {
+      if (Type == P_::SEMI)
+        return;
+      if (Type == P_::RBRACE && OpenBefore == 0)
+        return;
+      if (startsStatementOnNewLine(TS, TS->index()))
+        return;
+    }
+    ConsumeOne = false;
+    if (isOpener(Type))
+      ++Depth;
+    else if (isCloser(Type)) {
+      if (Depth)
+        --Depth;
+      else if (Type == P_::RBRACE)
+        --OpenBefore;
+    }
+    P->consume();
+  }
+}
+
+void SyntaxErrorStrategy::recover(Parser *P, std::exception_ptr) {
+  if (Unwinding)
+    return;
+  size_t Index = P->getTokenStream()->index();
+  // Guarantees progress if the same token fails again after a restart.
+  bool ConsumeOne = lastErrorIndex == static_cast<int>(Index);
+  lastErrorIndex = static_cast<int>(Index);
+  skipToSyncPoint(P, ConsumeOne);
+  Unwinding = true;
+}
+
+void SyntaxErrorStrategy::sync(Parser *P) {
+  if (inErrorRecoveryMode(P) || Unwinding)
+    return;
+  const antlr4::atn::ATN &ATN = P->getATN();
+  antlr4::atn::ATNState *S = ATN.states[P->getState()];
+  size_t LA = P->getTokenStream()->LA(1);
+  antlr4::misc::IntervalSet Next = ATN.nextTokens(S);
+  if (Next.contains(Token::EPSILON) || Next.contains(LA))
+    return;
+  size_t Rule = P->getContext()->getRuleIndex();
+  if (Rule == P_::RuleBlock || Rule == P_::RuleFile) {
+    // Junk where a statement (or declaration) should start: report it and
+    // skip it here, so the enclosing block keeps its statements.
+    if (LA == Token::EOF)
+      return;
+    reportJunk(P, P->getCurrentToken());
+    skipToSyncPoint(P, /*ConsumeOne=*/true);
+    return;
+  }
+  switch (S->getStateType()) {
+  case antlr4::atn::ATNState::BLOCK_START:
+  case antlr4::atn::ATNState::STAR_BLOCK_START:
+  case antlr4::atn::ATNState::PLUS_BLOCK_START:
+  case antlr4::atn::ATNState::STAR_LOOP_ENTRY:
+  case antlr4::atn::ATNState::PLUS_LOOP_BACK:
+  case antlr4::atn::ATNState::STAR_LOOP_BACK:
+    throw antlr4::InputMismatchException(P);
+  default:
+    break;
+  }
+}
+
+void SyntaxErrorListener::syntaxError(antlr4::Recognizer *, Token *Offending,
+                                      size_t, size_t, const std::string &,
+                                      std::exception_ptr) {
+  llvm::SMLoc Loc = Offending && Offending->getType() != Token::EOF
+                        ? Src.getLoc(Offending->getStartIndex())
+                        : Src.getLoc(Src.getNumCodePoints());
+  Diags.report(Loc, DiagID::err_unexpected_token) << "input";
+}

@@ -1,0 +1,169 @@
+//===- arecipec.cpp - The arecipe compiler driver -------------------------===//
+//
+// A thin main over the libraries: reads one recipe, runs the front end and
+// emits what was asked. Exit status: 0 success, 1 errors in the recipe (or
+// a failed -verify), 2 usage or I/O errors. Each output is one EmitKind and
+// one function below, so later phases add `--emit cells|plan` by adding an
+// enumerator, its cl::values entry and a case in emit().
+//
+//===----------------------------------------------------------------------===//
+
+#include "arecipe/AST/ASTContext.h"
+#include "arecipe/AST/Decl.h"
+#include "arecipe/AST/JSONDumper.h"
+#include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/DiagnosticVerifier.h"
+#include "arecipe/Basic/JSONDiagnosticPrinter.h"
+#include "arecipe/Basic/TextDiagnosticPrinter.h"
+#include "arecipe/Parse/Parser.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+
+using namespace arecipe;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum ExitCode { ExitOk = 0, ExitRecipeErrors = 1, ExitUsage = 2 };
+
+enum class EmitKind { Nothing, AST };
+enum class DiagFormat { Text, JSON };
+
+cl::OptionCategory Category("arecipec options");
+
+cl::opt<std::string> InputFilename(cl::Positional, cl::desc("<recipe.arecipe>"),
+                                   cl::cat(Category));
+cl::opt<bool> SyntaxOnly("syntax-only", cl::desc("Check syntax only, emit nothing"),
+                         cl::cat(Category));
+cl::opt<EmitKind> Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::Nothing),
+                       cl::values(clEnumValN(EmitKind::AST, "ast",
+                                             "the syntax tree as JSON")),
+                       cl::cat(Category));
+cl::opt<std::string> OutputFilename("o", cl::desc("Output file ('-' for stdout)"),
+                                    cl::value_desc("file"), cl::init("-"),
+                                    cl::cat(Category));
+cl::list<std::string> IncludeDirs("I", cl::Prefix,
+                                  cl::desc("Add a directory to the import search path"),
+                                  cl::value_desc("dir"), cl::cat(Category));
+cl::opt<bool> Verify("verify",
+                     cl::desc("Check diagnostics against expected-* comments in the input"),
+                     cl::cat(Category));
+cl::opt<DiagFormat> DiagnosticsFormat(
+    "diagnostics-format", cl::desc("How diagnostics are printed"),
+    cl::init(DiagFormat::Text),
+    cl::values(clEnumValN(DiagFormat::Text, "text", "clang-style text"),
+               clEnumValN(DiagFormat::JSON, "json", "one JSON object per line")),
+    cl::cat(Category));
+cl::opt<unsigned> ErrorLimit("error-limit",
+                             cl::desc("Stop after N errors (0: no limit)"),
+                             cl::init(20), cl::value_desc("N"), cl::cat(Category));
+cl::opt<bool> ListDiagnostics("list-diagnostics",
+                              cl::desc("List every diagnostic id and level, then exit"),
+                              cl::cat(Category));
+
+std::unique_ptr<DiagnosticConsumer> makePrinter() {
+  if (DiagnosticsFormat == DiagFormat::JSON)
+    return std::make_unique<JSONDiagnosticPrinter>(llvm::errs());
+  return std::make_unique<TextDiagnosticPrinter>(llvm::errs(), "arecipec",
+                                                 llvm::errs().has_colors());
+}
+
+int printDiagnosticTable() {
+  for (const DiagInfo &Info : arecipe::listDiagnostics())
+    llvm::outs() << Info.Name << " " << getLevelName(Info.Level) << "\n";
+  return ExitOk;
+}
+
+/// Writes the requested output; false after an I/O error was reported.
+bool emit(const ast::File &File, const llvm::SourceMgr &SM,
+          DiagnosticEngine &Diags) {
+  if (SyntaxOnly || Emit == EmitKind::Nothing)
+    return true;
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(OutputFilename, EC, llvm::sys::fs::OF_None);
+  if (EC) {
+    Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file)
+        << OutputFilename << EC.message();
+    return false;
+  }
+  switch (Emit) {
+  case EmitKind::AST:
+    ast::dumpJSON(File, SM, OS);
+    break;
+  case EmitKind::Nothing:
+    break;
+  }
+  return true;
+}
+
+/// Parses the input and reports to Diags; returns the exit code.
+int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      llvm::MemoryBuffer::getFileOrSTDIN(InputFilename, /*IsText=*/false);
+  if (!Buffer) {
+    Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file)
+        << InputFilename << Buffer.getError().message();
+    return ExitUsage;
+  }
+  unsigned BufferID = SM.AddNewSourceBuffer(std::move(*Buffer), llvm::SMLoc());
+  ast::ASTContext Ctx;
+  ast::File *File = parse::parseFile(SM, BufferID, Diags, Ctx);
+  if (!File || Diags.hasErrors())
+    return ExitRecipeErrors;
+  return emit(*File, SM, Diags) ? ExitOk : ExitUsage;
+}
+
+int runVerify(llvm::SourceMgr &SM) {
+  DiagnosticVerifier Verifier;
+  int Status;
+  {
+    DiagnosticEngine Diags(SM, &Verifier);
+    Diags.setErrorLimit(0);
+    Status = compile(SM, Diags);
+    Diags.finish();
+  }
+  if (Status == ExitUsage)
+    return ExitUsage;
+  std::unique_ptr<DiagnosticConsumer> Printer = makePrinter();
+  DiagnosticEngine Out(SM, Printer.get());
+  bool Matched = Verifier.verify(SM, Out);
+  Out.finish();
+  return Matched ? ExitOk : ExitRecipeErrors;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
+    OS << "arecipec " << ARECIPE_VERSION << "\n";
+  });
+  if (!cl::ParseCommandLineOptions(argc, argv, "arecipe recipe compiler\n",
+                                   &llvm::errs()))
+    return ExitUsage;
+  if (ListDiagnostics)
+    return printDiagnosticTable();
+
+  llvm::SourceMgr SM;
+  SM.setIncludeDirs(std::vector<std::string>(IncludeDirs.begin(), IncludeDirs.end()));
+  if (Verify && !InputFilename.empty())
+    return runVerify(SM);
+  std::unique_ptr<DiagnosticConsumer> Printer = makePrinter();
+  DiagnosticEngine Diags(SM, Printer.get());
+  Diags.setErrorLimit(ErrorLimit);
+  int Status = ExitUsage;
+  if (InputFilename.empty())
+    Diags.report(llvm::SMLoc(), DiagID::err_no_input_file);
+  else
+    Status = compile(SM, Diags);
+  Diags.finish();
+  return Status;
+}
