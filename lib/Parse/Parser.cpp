@@ -239,10 +239,10 @@ auto ParseSession::run(Pipeline &Pipe, RuleFn Rule, BuildFn Build)
     Parser.addErrorListener(&Listener);
     Parser.setErrorHandler(Strategy);
     auto *Tree = Rule(Parser);
-    ASTBuilder Builder(Pipe.Src, Diags, Ctx, Limits,
-                       [this](llvm::StringRef Source) {
-                         return parseInterpolation(Source);
-                       });
+    auto ParseInterpolation = [this](llvm::StringRef Source) {
+      return parseInterpolation(Source);
+    };
+    ASTBuilder Builder(Pipe.Src, Diags, Ctx, Limits, ParseInterpolation);
     return Build(Tree, Builder);
   } catch (StackExhausted &) {
     Diags.report(Pipe.Src.getLoc(0), DiagID::err_expression_too_deep)

@@ -319,6 +319,21 @@ void SyntaxErrorStrategy::reportJunk(Parser *P, Token *Junk) {
     return;
   }
   JunkReported = true;
+  // `tp = 8 +` followed by `dcp = 8` on the next line: the operator took
+  // `dcp` as its operand, and the stray '=' is only a symptom. Blame the
+  // expression that lacks its operand.
+  TokenStream *TS = P->getTokenStream();
+  Token *Name = previousToken(TS, Junk);
+  Token *BeforeName = Name ? previousToken(TS, Name) : nullptr;
+  if (Junk->getType() == P_::ASSIGN && BeforeName &&
+      isIdentLike(Name->getType()) &&
+      startsStatementOnNewLine(TS, Name->getTokenIndex()) &&
+      (continuesExpression(BeforeName->getType()) ||
+       BeforeName->getType() == P_::ASSIGN)) {
+    Diags.report(endOf(BeforeName), DiagID::err_expected_expr)
+        << describe(BeforeName);
+    return;
+  }
   bool AtFileLevel = P->getContext()->getRuleIndex() == P_::RuleFile;
   Diags.report(rangeOf(Junk), AtFileLevel ? DiagID::err_expected_declaration
                                           : DiagID::err_expected_statement)
@@ -384,7 +399,12 @@ bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
   }
   if (!isIdentLike(Type))
     return false;
-  size_t Next = TS->LA(static_cast<ssize_t>(Index - TS->index()) + 2);
+  size_t Next = Token::EOF;
+  for (size_t I = Index + 1, E = TS->size(); I < E; ++I)
+    if (TS->get(I)->getChannel() == Token::DEFAULT_CHANNEL) {
+      Next = TS->get(I)->getType();
+      break;
+    }
   switch (Type) {
   case P_::RECIPE: case P_::HARDWARE: case P_::ENGINE: case P_::MODEL:
   case P_::ENUM: case P_::KNOB:
