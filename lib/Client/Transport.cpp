@@ -392,6 +392,12 @@ void EventLoop::run() {
                  (Events[I].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                  (Events[I].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
       curl_multi_socket_action(M, Fd, Mask, &Running);
+      // A large batch of stream events must not hold back a scheduled send:
+      // look at the timer heap every few events.
+      if ((I & 15) == 15 && !Timers.empty() && Timers.top().Ns <= monotonicNowNs()) {
+        drainCompleted();
+        runDueTimers();
+      }
     }
     if (CurlDeadlineNs >= 0 && CurlDeadlineNs <= monotonicNowNs()) {
       CurlDeadlineNs = -1;
