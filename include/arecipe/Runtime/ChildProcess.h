@@ -1,0 +1,116 @@
+//===- ChildProcess.h - One supervised process and its group ----*- C++ -*-===//
+//
+// Starts a program from an argv (fork + execve, never a shell) in its own
+// process group with its output appended to a log file, and stops it: SIGTERM
+// to the whole group, a grace period, then SIGKILL. The group is what gets
+// signalled because engines fork workers (one per rank) that must not outlive
+// the cell. The runtime also makes itself a child subreaper
+// (adoptOrphans()), so a descendant that escapes its group with setsid() is
+// still reparented to arecipe-run and killed by killAdoptedOrphans() at the
+// end of the cell. This component knows nothing about plans, HTTP or cells.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_RUNTIME_CHILDPROCESS_H
+#define ARECIPE_RUNTIME_CHILDPROCESS_H
+
+#include "arecipe/Runtime/LaunchPlan.h"
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace arecipe::runtime {
+
+/// The environment a child gets: the runtime's own environment, then Unset
+/// removed, then Set applied.
+struct ChildEnvironment {
+  EnvMap Set;
+  std::vector<std::string> Unset;
+
+  /// "NAME=value" strings, sorted, ready for execve.
+  std::vector<std::string> materialize() const;
+};
+
+/// Finds Program on the PATH of Env (or as a path if it contains '/').
+std::optional<std::string> findProgram(const std::string &Program,
+                                       const ChildEnvironment &Env = {});
+
+class ChildProcess {
+public:
+  ChildProcess() = default;
+  ChildProcess(ChildProcess &&Other) noexcept;
+  ChildProcess &operator=(ChildProcess &&Other) noexcept;
+  ChildProcess(const ChildProcess &) = delete;
+  ChildProcess &operator=(const ChildProcess &) = delete;
+  /// Stops the group if it is still running: no process outlives its owner.
+  ~ChildProcess();
+
+  /// Starts Command with stdout and stderr appended to LogPath and stdin from
+  /// /dev/null. On failure (program not found, exec error, unwritable log)
+  /// returns false with Err set; nothing is left running.
+  bool start(const Argv &Command, const ChildEnvironment &Env, const std::string &LogPath,
+             std::string &Err);
+
+  pid_t pid() const { return Pid; }
+  bool started() const { return Pid > 0; }
+
+  /// Reaps the leader if it has exited; true while the leader runs.
+  bool running();
+  /// True while any process of the group exists (the leader may be gone).
+  bool groupAlive() const;
+  /// The leader's wait status, once reaped.
+  std::optional<int> waitStatus() const { return Status; }
+  /// "exited with status 3", "killed by signal 9 (SIGKILL)".
+  std::string describeExit() const;
+
+  /// SIGTERM to the group, up to Grace for it to go, then SIGKILL and wait
+  /// until the group is empty. Returns true if SIGKILL was needed.
+  bool stop(std::chrono::milliseconds Grace);
+
+  /// Waits until the leader exits or Timeout passes (then stops the group).
+  /// Returns false on timeout.
+  bool wait(std::chrono::milliseconds Timeout);
+
+private:
+  pid_t Pid = -1;
+  std::optional<int> Status;
+};
+
+/// A short command run to completion (pre-flight probes, `docker rm`).
+struct CommandResult {
+  std::string Error; ///< could not start, timed out, or was interrupted
+  std::optional<int> Status;
+  std::string Output; ///< stdout and stderr, as appended to the log
+
+  bool succeeded() const { return Error.empty() && Status && *Status == 0; }
+  /// "exited with status 1", or the error.
+  std::string describe() const;
+};
+
+/// Runs Command with its output appended to LogPath, and returns that
+/// output. Timeout 0 means none; ShouldStop is polled and, when it returns
+/// true, the command is stopped and reported as interrupted.
+CommandResult runCommand(const Argv &Command, const ChildEnvironment &Env,
+                         const std::string &LogPath, std::chrono::milliseconds Timeout,
+                         const std::function<bool()> &ShouldStop);
+
+/// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER).
+void adoptOrphans();
+
+/// Kills and reaps every process reparented to this one that is not one of
+/// Keep. Returns how many were found.
+size_t killAdoptedOrphans(const std::vector<pid_t> &Keep = {});
+
+/// The last N lines of a file, joined with newlines.
+std::string tailOfFile(const std::string &Path, size_t Lines);
+
+/// Describes a wait status the way describeExit() does.
+std::string describeWaitStatus(int Status);
+
+} // namespace arecipe::runtime
+
+#endif // ARECIPE_RUNTIME_CHILDPROCESS_H

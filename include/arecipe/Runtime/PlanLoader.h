@@ -1,0 +1,47 @@
+//===- PlanLoader.h - Reading and validating a launch plan ------*- C++ -*-===//
+//
+// Turns plan JSON into a LaunchPlan, or into the list of everything wrong
+// with it. Each error names the JSON path of the offending field and why
+// (`cells[3].processes[0].argv: expected a non-empty list of strings`), and
+// loading collects errors instead of stopping at the first, so one run of
+// `arecipe-run --check` is enough to fix a hand-edited plan. It must never
+// crash or throw on bad input, and it must not run anything: a plan that
+// validates may still fail when executed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_RUNTIME_PLANLOADER_H
+#define ARECIPE_RUNTIME_PLANLOADER_H
+
+#include "arecipe/Runtime/LaunchPlan.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace arecipe::runtime {
+
+struct PlanError {
+  std::string Path;    ///< `cells[3].processes[0].argv`, or `line:col` for syntax
+  std::string Message; ///< lower-case, no trailing period
+};
+
+struct PlanLoadResult {
+  LaunchPlan Plan;
+  std::vector<PlanError> Errors;
+  bool ok() const { return Errors.empty(); }
+};
+
+/// Validates Text. At most MaxErrors errors are kept.
+PlanLoadResult parseLaunchPlan(std::string_view Text, size_t MaxErrors = 50);
+
+/// Reads Path and parses it; an unreadable file is one error with an empty
+/// path.
+PlanLoadResult loadLaunchPlan(const std::string &Path, size_t MaxErrors = 50);
+
+/// `[A-Za-z_][A-Za-z0-9_]*`: the names a plan may set or unset.
+bool isValidEnvName(std::string_view Name);
+
+} // namespace arecipe::runtime
+
+#endif // ARECIPE_RUNTIME_PLANLOADER_H

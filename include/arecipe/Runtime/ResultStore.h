@@ -1,0 +1,64 @@
+//===- ResultStore.h - The output directory of a sweep ----------*- C++ -*-===//
+//
+// Owns the layout of `--out DIR`: `cells/<id>/` with the process logs,
+// `records.jsonl` and `summary.json` of each cell, and the sweep files
+// `results.json`, `summary.csv`, `summary.md` rebuilt from every cell summary
+// present after each cell. Every result file is written to a temporary file
+// and renamed into place, and a cell's summary.json is written last, so
+// killing arecipe-run at any moment leaves each cell either finished (its
+// summary present and complete) or not — never half-written. Logs are the one
+// exception: engines append to them live. `--resume` trusts a finished cell
+// only if its summary records the same cell digest as the plan being run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_RUNTIME_RESULTSTORE_H
+#define ARECIPE_RUNTIME_RESULTSTORE_H
+
+#include "arecipe/Runtime/LaunchPlan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace arecipe::runtime {
+
+/// Writes Contents to Path through a temporary file in the same directory,
+/// fsync and rename(2). Returns false with Err set on failure.
+bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err);
+
+class ResultStore {
+public:
+  explicit ResultStore(std::string OutDir) : OutDir(std::move(OutDir)) {}
+
+  const std::string &outDir() const { return OutDir; }
+  std::string cellDir(const Cell &C) const;
+  std::string summaryPath(const Cell &C) const;
+
+  /// Creates the output directory; false with Err on failure.
+  bool create(std::string &Err) const;
+  /// Empties the cell's directory: an interrupted attempt leaves no stale
+  /// logs or records behind.
+  bool resetCell(const Cell &C, std::string &Err) const;
+
+  /// The cell's summary if it exists, parses, and was written for a cell
+  /// with C's digest.
+  std::optional<nlohmann::ordered_json> finishedSummary(const Cell &C) const;
+
+  bool writeCellSummary(const Cell &C, const nlohmann::ordered_json &Summary,
+                        std::string &Err) const;
+
+  /// Rewrites results.json, summary.csv and summary.md from the summaries
+  /// present. Simulated and TimeScale describe this run.
+  bool writeSweep(const LaunchPlan &Plan, bool Simulated, double TimeScale,
+                  std::string &Err) const;
+
+private:
+  std::string OutDir;
+};
+
+} // namespace arecipe::runtime
+
+#endif // ARECIPE_RUNTIME_RESULTSTORE_H

@@ -1,0 +1,50 @@
+//===- RunSettings.h - How arecipe-run was asked to run a plan --*- C++ -*-===//
+//
+// The command-line choices that change how a plan executes without changing
+// the plan: where results go, which cells, dry run, resume, and simulation
+// (the engine replaced by arecipe-sim, plan durations compressed by the time
+// scale). Plain data plus the one rule every wait applies: a plan duration
+// becomes wall-clock time by dividing by the time scale.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_RUNTIME_RUNSETTINGS_H
+#define ARECIPE_RUNTIME_RUNSETTINGS_H
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace arecipe::runtime {
+
+struct RunSettings {
+  std::string OutDir;
+  std::string PlanPath;
+  std::vector<std::string> Cells; ///< empty: every cell
+  bool DryRun = false;
+  bool Resume = false;
+
+  bool Simulate = false;
+  /// Simulated seconds per wall-clock second (arecipe-sim --sim-time-scale).
+  double TimeScale = 1;
+  std::string SimulatorPath;
+  /// Extra `--sim-…` arguments for every simulated engine, and per cell id.
+  std::vector<std::string> SimArgs;
+  std::map<std::string, std::vector<std::string>> CellSimArgs;
+
+  std::chrono::milliseconds TeardownGrace{10000};
+  std::chrono::milliseconds PortFreeTimeout{30000};
+  /// Keep live single-line progress even when stderr is not a terminal.
+  bool ForceLiveProgress = false;
+
+  /// The wall-clock time a plan duration takes in this run.
+  std::chrono::milliseconds wall(double PlanSeconds) const {
+    double S = Simulate && TimeScale > 0 ? PlanSeconds / TimeScale : PlanSeconds;
+    return std::chrono::milliseconds(static_cast<long long>(S * 1000.0 + 0.5));
+  }
+};
+
+} // namespace arecipe::runtime
+
+#endif // ARECIPE_RUNTIME_RUNSETTINGS_H

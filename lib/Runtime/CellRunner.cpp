@@ -1,0 +1,629 @@
+//===- CellRunner.cpp - One cell, from pre-flight to teardown -------------===//
+
+#include "arecipe/Runtime/CellRunner.h"
+
+#include "arecipe/Client/CellSummary.h"
+#include "arecipe/Client/Metrics.h"
+#include "arecipe/Client/Workload.h"
+#include "arecipe/Runtime/ChildProcess.h"
+#include "arecipe/Runtime/HttpCall.h"
+#include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Runtime/Preflight.h"
+#include "arecipe/Runtime/ReadinessProbe.h"
+#include "arecipe/Runtime/StopRequest.h"
+
+#include <fmt/format.h>
+
+#include <arpa/inet.h>
+#include <atomic>
+#include <ctime>
+#include <filesystem>
+#include <mutex>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+namespace arecipe::runtime {
+
+const char *cellStatusName(CellStatus S) {
+  switch (S) {
+  case CellStatus::Ok:
+    return "ok";
+  case CellStatus::Invalid:
+    return "invalid";
+  case CellStatus::Failed:
+    return "failed";
+  case CellStatus::Interrupted:
+    return "interrupted";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr size_t LogTailLines = 30;
+constexpr milliseconds PollInterval{200};
+
+double seconds(Clock::duration D) { return std::chrono::duration<double>(D).count(); }
+
+std::string isoNow() {
+  std::time_t T = std::time(nullptr);
+  char Buf[32];
+  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
+  return Buf;
+}
+
+/// Something listens on 127.0.0.1:Port.
+bool portInUse(int Port) {
+  int Fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (Fd < 0)
+    return false;
+  sockaddr_in Addr{};
+  Addr.sin_family = AF_INET;
+  Addr.sin_port = htons(uint16_t(Port));
+  Addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool InUse = connect(Fd, reinterpret_cast<sockaddr *>(&Addr), sizeof Addr) == 0;
+  close(Fd);
+  return InUse;
+}
+
+struct RunningProcess {
+  const ProcessSpec *Spec = nullptr;
+  LaunchCommand Launch;
+  ChildProcess Child;
+  std::optional<ReadinessProbe> Probe;
+  bool Ready = false;
+  double StartupS = 0;
+};
+
+/// Forwards finished records to the partial records file and keeps the
+/// counters the live progress line shows. Runs on the client's loop thread.
+class CountingSink : public client::RecordSink {
+public:
+  explicit CountingSink(const std::string &Path) : File(Path) {}
+  void write(const client::RequestRecord &R) override {
+    File.write(R);
+    if (R.RequestPhase != client::Phase::Measured)
+      return;
+    if (!Measuring.exchange(true))
+      FirstMeasuredNs = client::monotonicNowNs();
+    (R.ok() ? Finished : Failed)++;
+    if (R.ok())
+      OutputTokens += R.OutputTokens;
+  }
+  std::atomic<bool> Measuring{false};
+  std::atomic<int64_t> FirstMeasuredNs{0};
+  std::atomic<size_t> Finished{0}, Failed{0};
+  std::atomic<int64_t> OutputTokens{0};
+
+private:
+  client::JsonlRecordSink File;
+};
+
+class CellExecution {
+public:
+  CellExecution(const LaunchPlan &Plan, const Cell &C, const RunSettings &S,
+                const ResultStore &Store, ProgressReport &Progress)
+      : Plan(Plan), C(C), S(S), Store(Store), Progress(Progress), Dir(Store.cellDir(C)) {}
+
+  CellOutcome run();
+
+private:
+  bool preflight();
+  bool startUp();
+  bool measure(ordered_json &ClientSummary);
+  void teardown();
+
+  bool startProcess(RunningProcess &R);
+  bool dependenciesReady(const ProcessSpec &P) const;
+  /// A process that is not running any more fails the cell.
+  bool checkAlive(const char *During);
+  void failWith(CellStatus St, std::string Why, const RunningProcess *Culprit = nullptr);
+  bool interrupted();
+  milliseconds wallFloor(double PlanSeconds, milliseconds Floor) const;
+  RunningProcess *find(const std::string &Name);
+  void callProfileEndpoint(bool Start, ordered_json &Window);
+  client::WorkloadSpec workloadSpec(std::string &Err) const;
+  void rescaleToSimulatedTime(client::RunResult &Run) const;
+  ordered_json metadata() const;
+  std::string validityProblem(const client::RunResult &Run, const ordered_json &Summary) const;
+
+  const LaunchPlan &Plan;
+  const Cell &C;
+  const RunSettings &S;
+  const ResultStore &Store;
+  ProgressReport &Progress;
+  std::string Dir;
+  std::vector<RunningProcess> Procs;
+  std::vector<std::string> Warnings;
+  ordered_json Profile = ordered_json::array();
+
+  CellStatus Status = CellStatus::Ok;
+  std::string Reason, FailedProcess, LogTail, FailedPhase, CurrentPhase;
+};
+
+void CellExecution::failWith(CellStatus St, std::string Why, const RunningProcess *Culprit) {
+  if (Status != CellStatus::Ok)
+    return; // the first failure is the cause; later ones are consequences
+  Status = St;
+  Reason = std::move(Why);
+  FailedPhase = CurrentPhase;
+  if (Culprit) {
+    FailedProcess = Culprit->Spec->Name;
+    LogTail = tailOfFile(Culprit->Launch.LogPath, LogTailLines);
+  }
+}
+
+bool CellExecution::interrupted() {
+  if (!stopRequested())
+    return false;
+  failWith(CellStatus::Interrupted, fmt::format("interrupted by signal {}", stopSignal()));
+  return true;
+}
+
+milliseconds CellExecution::wallFloor(double PlanSeconds, milliseconds Floor) const {
+  // Under --simulate a compressed timeout can fall below the scheduling noise
+  // of a loaded machine; the floor keeps a busy CPU from looking like a stall.
+  milliseconds W = S.wall(PlanSeconds);
+  return S.Simulate ? std::max(W, Floor) : W;
+}
+
+RunningProcess *CellExecution::find(const std::string &Name) {
+  for (RunningProcess &R : Procs)
+    if (R.Spec->Name == Name)
+      return &R;
+  return nullptr;
+}
+
+bool CellExecution::preflight() {
+  CurrentPhase = "preflight";
+  if (C.Preflight.empty())
+    return true;
+  Progress.phase("preflight");
+  PreflightContext Ctx{Plan, C, S, Dir + "/preflight.log",
+                       [&](const std::string &Text) { Progress.note(Text); }};
+  for (const PreflightAction &A : C.Preflight) {
+    if (interrupted())
+      return false;
+    PreflightOutcome O = runPreflightAction(A, Ctx);
+    Warnings.insert(Warnings.end(), O.Warnings.begin(), O.Warnings.end());
+    if (interrupted())
+      return false;
+    if (!O.Ok) {
+      failWith(CellStatus::Failed, fmt::format("pre-flight '{}' failed: {}", actionName(A), O.Reason));
+      LogTail = tailOfFile(Ctx.LogPath, LogTailLines);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool CellExecution::dependenciesReady(const ProcessSpec &P) const {
+  for (const std::string &Dep : P.After)
+    for (const RunningProcess &R : Procs)
+      if (R.Spec->Name == Dep && !R.Ready)
+        return false;
+  return true;
+}
+
+bool CellExecution::startProcess(RunningProcess &R) {
+  const ProcessSpec &P = *R.Spec;
+  R.Launch = buildLaunchCommand(Plan, C, P, S, Dir);
+  if (R.Launch.Port.Port == 0 && R.Launch.Port.PortFile.empty() && P.HttpEndpoints) {
+    failWith(CellStatus::Failed,
+             fmt::format("process '{}' has port 0, which only a simulated engine can use "
+                         "(it reports the port it bound through --sim-port-file)",
+                         P.Name));
+    return false;
+  }
+  std::string Err;
+  if (!R.Child.start(R.Launch.Command, R.Launch.Env, R.Launch.LogPath, Err)) {
+    failWith(CellStatus::Failed, fmt::format("cannot start process '{}': {}", P.Name, Err));
+    return false;
+  }
+  R.Probe.emplace(R.Launch.Port, P.HttpEndpoints, P.Ready.RequiresModel, R.Launch.LogPath,
+                  wallFloor(P.Ready.StartupTimeoutS, milliseconds(10000)),
+                  wallFloor(P.Ready.StallTimeoutS, milliseconds(2000)));
+  Progress.phase("starting " + P.Name);
+  return true;
+}
+
+bool CellExecution::checkAlive(const char *During) {
+  for (RunningProcess &R : Procs)
+    if (R.Ready && !R.Child.running()) {
+      failWith(CellStatus::Failed,
+               fmt::format("process '{}' {} during {}", R.Spec->Name, R.Child.describeExit(),
+                           During),
+               &R);
+      return false;
+    }
+  return true;
+}
+
+bool CellExecution::startUp() {
+  CurrentPhase = "startup";
+  Procs.reserve(C.Processes.size());
+  for (const ProcessSpec &P : C.Processes) {
+    Procs.emplace_back();
+    Procs.back().Spec = &P;
+  }
+  while (true) {
+    if (interrupted())
+      return false;
+    for (RunningProcess &R : Procs)
+      if (!R.Child.started() && dependenciesReady(*R.Spec) && !startProcess(R))
+        return false;
+    bool AllReady = true;
+    for (RunningProcess &R : Procs) {
+      if (!R.Child.started() || R.Ready) {
+        AllReady &= R.Ready;
+        continue;
+      }
+      Readiness State = R.Probe->poll(R.Child);
+      if (State == Readiness::Ready) {
+        R.Ready = true;
+        R.StartupS = seconds(R.Probe->elapsed());
+        Progress.note(fmt::format("{} ready after {:.1f} s", R.Spec->Name, R.StartupS));
+        continue;
+      }
+      AllReady = false;
+      if (State != Readiness::Starting) {
+        failWith(CellStatus::Failed,
+                 fmt::format("process '{}' {}", R.Spec->Name, R.Probe->reason()), &R);
+        return false;
+      }
+    }
+    if (!checkAlive("start-up of the other processes"))
+      return false;
+    if (AllReady)
+      return true;
+    sleepUnlessStopped(PollInterval);
+  }
+}
+
+client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) const {
+  client::WorkloadSpec W;
+  W.Concurrency = C.Client.Concurrency;
+  W.FailedRequestThreshold = C.Validity.MaxErrorRate;
+  if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload)) {
+    client::FixedWorkload X;
+    X.InputTokens = F->Isl;
+    X.OutputTokens = F->Osl;
+    X.RangeRatio = F->RangeRatio;
+    X.NumPrompts = F->NumPrompts;
+    X.WarmupRequests = F->Warmup;
+    X.IgnoreEos = F->IgnoreEos;
+    if (F->RequestRate > 0) {
+      X.Arrival = client::ArrivalMode::Poisson;
+      X.RequestRate = S.Simulate ? F->RequestRate * S.TimeScale : F->RequestRate;
+    }
+    W.Kind = X;
+    return W;
+  }
+  const auto &A = std::get<AgenticWorkload>(C.Client.Workload);
+  fs::path Trace = A.Trace;
+  if (Trace.is_relative() && !S.PlanPath.empty())
+    Trace = fs::path(S.PlanPath).parent_path() / Trace;
+  client::TraceLoadResult Loaded = client::loadTraceFile(Trace.string());
+  if (!Loaded.ok()) {
+    Err = fmt::format("cannot load trace {}: {}", Trace.string(), Loaded.Errors.front());
+    return W;
+  }
+  client::AgenticWorkload X;
+  X.Sessions = std::move(Loaded.Sessions);
+  // The client waits in wall-clock time; think times are simulated seconds.
+  if (S.Simulate)
+    for (client::TraceSession &Session : X.Sessions)
+      for (client::TraceTurn &Turn : Session.Turns)
+        Turn.ThinkTimeS /= S.TimeScale;
+  X.DurationS = S.wall(A.DurationS).count() / 1000.0;
+  if (!C.Client.SessionHeader.empty())
+    X.SessionHeader = C.Client.SessionHeader;
+  W.FailedRequestThreshold = A.MaxFailedFraction;
+  W.Kind = std::move(X);
+  return W;
+}
+
+void CellExecution::callProfileEndpoint(bool Start, ordered_json &Window) {
+  for (RunningProcess &R : Procs) {
+    if (!R.Spec->HttpEndpoints || R.Spec->Role == "router")
+      continue;
+    std::optional<int> Port = R.Probe->port();
+    const Endpoints &E = *R.Spec->HttpEndpoints;
+    std::string Url = fmt::format("http://127.0.0.1:{}{}", Port.value_or(0),
+                                  Start ? E.StartProfile : E.StopProfile);
+    HttpReply Reply = httpCall(HttpMethod::Post, Url, 30000);
+    Window[Start ? "start" : "stop"][R.Spec->Name] = Reply.describe();
+    if (!Reply.ok())
+      Warnings.push_back(fmt::format("profile {} on '{}' answered {}", Start ? "start" : "stop",
+                                     R.Spec->Name, Reply.describe()));
+  }
+}
+
+void CellExecution::rescaleToSimulatedTime(client::RunResult &Run) const {
+  int64_t Base = INT64_MAX;
+  for (const client::RequestRecord &R : Run.Records)
+    if (R.ScheduledNs > 0)
+      Base = std::min(Base, R.ScheduledNs);
+  if (Base == INT64_MAX)
+    return;
+  double K = S.TimeScale;
+  auto Scale = [&](int64_t &T) {
+    if (T > 0)
+      T = Base + int64_t(double(T - Base) * K);
+  };
+  for (client::RequestRecord &R : Run.Records) {
+    for (int64_t *T : {&R.ScheduledNs, &R.DispatchedNs, &R.SentNs, &R.FirstByteNs,
+                       &R.FirstTokenNs, &R.EndNs})
+      Scale(*T);
+    for (int64_t &T : R.ChunkNs)
+      Scale(T);
+  }
+  Scale(Run.WindowStartNs);
+  Scale(Run.WindowEndNs);
+}
+
+ordered_json CellExecution::metadata() const {
+  ordered_json M;
+  M["hw"] = Plan.Hardware.Name;
+  M["conc"] = C.Conc;
+  M["image"] = Plan.Image.empty() ? ordered_json(nullptr) : ordered_json(Plan.Image);
+  M["model"] = Plan.ModelId;
+  M["framework"] = Plan.EngineName;
+  bool Disagg = false;
+  for (const ProcessSpec &P : C.Processes)
+    Disagg |= P.Role == "prefill" || P.Role == "decode";
+  M["disagg"] = Disagg;
+  M["is_multinode"] = C.Nodes > 1;
+  M["scenario_type"] =
+      std::holds_alternative<AgenticWorkload>(C.Client.Workload) ? "agentic" : "fixed";
+  // InferenceX names for the knobs it reports, when the plan resolved them.
+  for (auto [KnobName, Field] : {std::pair{"precision", "precision"}, {"tp", "tp"}, {"ep", "ep"},
+                                 {"pp", "pp"}, {"dcp", "dcp_size"}})
+    for (const Knob &K : C.Knobs)
+      if (K.Name == KnobName)
+        M[Field] = ordered_json::parse(K.ValueJson, nullptr, false);
+  M["cell"] = C.Id;
+  M["band"] = C.Band.empty() ? ordered_json(nullptr) : ordered_json(C.Band);
+  M["gpus"] = C.Gpus;
+  return M;
+}
+
+std::string CellExecution::validityProblem(const client::RunResult &Run,
+                                           const ordered_json &Summary) const {
+  if (Run.Aborted)
+    return "the client stopped the run: " + Run.AbortReason;
+  const ordered_json &Client = Summary["arecipe_client"];
+  if (Summary.value("num_requests_successful", 0) == 0)
+    return "no measured request succeeded";
+  if (!Client.value("valid", true))
+    return fmt::format("error rate {:.3f} above the limit {:.3f}", Client.value("error_rate", 0.0),
+                       Client.value("failed_request_threshold", 0.0));
+  const std::string &Prefix = C.Validity.RequiredMetricPrefix;
+  if (Prefix.empty())
+    return {};
+  if (!Run.Server)
+    return fmt::format("server metrics with prefix '{}' required, but none were scraped ({})",
+                       Prefix, Run.ServerMetricsError);
+  bool Found = Run.Server->Prefix == Prefix;
+  for (const auto *Names : {&Run.Server->CounterDeltas, &Run.Server->GaugesEnd})
+    for (const auto &[Name, V] : *Names)
+      Found |= Name.rfind(Prefix, 0) == 0;
+  return Found ? std::string()
+               : fmt::format("no server metric has the required prefix '{}'", Prefix);
+}
+
+bool CellExecution::measure(ordered_json &ClientSummary) {
+  CurrentPhase = "measure";
+  RunningProcess *Target = find(C.Client.Target);
+  std::optional<int> Port = Target ? Target->Probe->port() : std::nullopt;
+  if (!Port) {
+    failWith(CellStatus::Failed, fmt::format("client target '{}' has no port", C.Client.Target));
+    return false;
+  }
+  std::string Err;
+  client::WorkloadSpec Spec = workloadSpec(Err);
+  if (!Err.empty()) {
+    failWith(CellStatus::Failed, Err);
+    return false;
+  }
+  client::Endpoint Endpoint;
+  Endpoint.BaseUrl = fmt::format("http://127.0.0.1:{}", *Port);
+  Endpoint.Model = C.Client.ServedModelName;
+  Endpoint.MetricsUrl = Endpoint.BaseUrl + Target->Spec->HttpEndpoints->Metrics;
+
+  Progress.phase("measuring");
+  std::string PartialPath = Dir + "/records.partial.jsonl";
+  CountingSink Sink(PartialPath);
+  client::RunResult Run;
+  std::string ClientError;
+  std::atomic<bool> Done{false};
+  std::thread Worker([&] {
+    try {
+      Run = client::runWorkload(Spec, Endpoint, Sink);
+    } catch (const std::exception &E) {
+      ClientError = E.what();
+    }
+    Done = true;
+  });
+
+  // Supervise while the client runs: signals, dying processes, profiling.
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> Windows;
+  size_t NextWindow = 0;
+  bool WindowOpen = false;
+  bool Stopping = false;
+  while (!Done) {
+    if (!Stopping && (stopRequested() || !checkAlive("measurement"))) {
+      interrupted();
+      Stopping = true;
+    }
+    if (Stopping)
+      client::interruptRunningWorkloads(); // again: the loop may not have existed yet
+    if (Sink.Measuring && Windows.empty() && !C.Profile.empty()) {
+      auto T0 = Clock::now();
+      for (const ProfileWindow &W : C.Profile)
+        Windows.push_back({T0 + S.wall(W.StartS), T0 + S.wall(W.StartS + W.DurationS)});
+    }
+    if (!Stopping && NextWindow < Windows.size()) {
+      auto Now = Clock::now();
+      if (!WindowOpen && Now >= Windows[NextWindow].first) {
+        Profile.push_back({{"start_s", C.Profile[NextWindow].StartS},
+                           {"duration_s", C.Profile[NextWindow].DurationS}});
+        callProfileEndpoint(true, Profile.back());
+        WindowOpen = true;
+      } else if (WindowOpen && Now >= Windows[NextWindow].second) {
+        callProfileEndpoint(false, Profile.back());
+        WindowOpen = false;
+        ++NextWindow;
+      }
+    }
+    if (Sink.Measuring) {
+      double Elapsed = (client::monotonicNowNs() - Sink.FirstMeasuredNs) / 1e9;
+      double Tps = Elapsed > 0 ? Sink.OutputTokens / Elapsed : 0;
+      Progress.requests(Sink.Finished, Sink.Failed, S.Simulate ? Tps / S.TimeScale : Tps);
+    }
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  Worker.join();
+  if (WindowOpen && Status == CellStatus::Ok) {
+    Profile.back()["closed_early"] = true;
+    callProfileEndpoint(false, Profile.back());
+  }
+  if (Status != CellStatus::Ok)
+    return false;
+  if (!ClientError.empty()) {
+    failWith(CellStatus::Failed, "the client could not run the workload: " + ClientError);
+    return false;
+  }
+  if (S.Simulate)
+    rescaleToSimulatedTime(Run);
+  std::string Records;
+  for (const client::RequestRecord &R : Run.Records)
+    Records += client::recordToJsonLine(R) + "\n";
+  if (!writeFileAtomically(Dir + "/records.jsonl", Records, Err)) {
+    failWith(CellStatus::Failed, Err);
+    return false;
+  }
+  fs::remove(PartialPath);
+
+  client::CellMetrics Metrics =
+      client::computeCellMetrics(Run.Records, client::GpuTopology::aggregated(C.Gpus));
+  client::SummaryContext Ctx;
+  Ctx.Metadata = metadata();
+  Ctx.FailedRequestThreshold = Spec.FailedRequestThreshold;
+  Ctx.ExpectedOutputTokens = client::expectedOutputTokens(Run.Records);
+  ClientSummary = client::buildCellSummary(Metrics, Run, Ctx);
+  if (std::string Problem = validityProblem(Run, ClientSummary); !Problem.empty())
+    failWith(CellStatus::Invalid, Problem);
+  return true;
+}
+
+void CellExecution::teardown() {
+  CurrentPhase = "teardown";
+  Progress.phase("teardown");
+  ordered_json Info;
+  for (auto It = Procs.rbegin(); It != Procs.rend(); ++It) {
+    RunningProcess &R = *It;
+    if (!R.Child.started())
+      continue;
+    bool Killed = R.Child.stop(S.TeardownGrace);
+    if (Killed)
+      Warnings.push_back(fmt::format("process '{}' ignored SIGTERM for {:.1f} s and was killed",
+                                     R.Spec->Name, S.TeardownGrace.count() / 1000.0));
+    if (!R.Launch.ContainerName.empty()) {
+      CommandResult Rm = runCommand(containerRemoveCommand(Plan, R.Launch.ContainerName), {},
+                                    Dir + "/teardown.log", milliseconds(60000), nullptr);
+      if (!Rm.succeeded())
+        Warnings.push_back(fmt::format("removing container {}: {}", R.Launch.ContainerName,
+                                       Rm.describe()));
+    }
+  }
+  if (size_t Orphans = killAdoptedOrphans())
+    Warnings.push_back(fmt::format("{} process{} outside the process groups had to be killed",
+                                   Orphans, Orphans == 1 ? "" : "es"));
+  auto Deadline = Clock::now() + S.PortFreeTimeout;
+  for (RunningProcess &R : Procs) {
+    std::optional<int> Port = R.Probe ? R.Probe->port() : std::nullopt;
+    if (!Port)
+      continue;
+    while (portInUse(*Port) && Clock::now() < Deadline)
+      std::this_thread::sleep_for(milliseconds(100));
+    if (portInUse(*Port))
+      Warnings.push_back(fmt::format("port {} of '{}' is still in use after teardown", *Port,
+                                     R.Spec->Name));
+  }
+}
+
+CellOutcome CellExecution::run() {
+  std::string Err;
+  if (!Store.resetCell(C, Err))
+    return {CellStatus::Failed, Err, {}};
+  auto Started = Clock::now();
+  std::string StartedAt = isoNow();
+  ordered_json ClientSummary;
+  if (preflight() && startUp())
+    measure(ClientSummary);
+  teardown();
+
+  CellOutcome Out;
+  Out.Status = Status;
+  Out.Reason = Reason;
+  if (Status == CellStatus::Interrupted)
+    return Out;
+
+  ordered_json Summary = ClientSummary.is_object() ? ClientSummary : metadata();
+  ordered_json &Run = Summary["arecipe_run"];
+  Run["status"] = cellStatusName(Status);
+  if (!Reason.empty()) {
+    Run["reason"] = Reason;
+    Run["failed_phase"] = FailedPhase;
+  }
+  if (!FailedProcess.empty())
+    Run["failed_process"] = FailedProcess;
+  if (!LogTail.empty())
+    Run["log_tail"] = LogTail;
+  Run["warnings"] = Warnings;
+  Run["simulated"] = S.Simulate;
+  Run["time_scale"] = S.Simulate ? S.TimeScale : 1.0;
+  Run["time_basis"] = S.Simulate ? "simulated" : "wall";
+  Run["cell_digest"] = C.Digest;
+  Run["started_at"] = StartedAt;
+  Run["wall_seconds"] = seconds(Clock::now() - Started);
+  ordered_json &ProcInfo = Run["processes"] = ordered_json::object();
+  for (RunningProcess &R : Procs) {
+    if (!R.Child.started())
+      continue;
+    ordered_json &P = ProcInfo[R.Spec->Name];
+    P["command"] = R.Launch.Command;
+    P["log"] = R.Spec->Name + ".log";
+    if (R.Ready)
+      P["startup_wall_s"] = R.StartupS;
+    if (std::optional<int> Port = R.Probe->port())
+      P["port"] = *Port;
+    P["exit"] = R.Child.describeExit();
+  }
+  if (!Profile.empty())
+    Run["profile"] = Profile;
+  if (!Store.writeCellSummary(C, Summary, Err)) {
+    Out.Status = CellStatus::Failed;
+    Out.Reason = Err;
+  }
+  Out.Summary = std::move(Summary);
+  return Out;
+}
+
+} // namespace
+
+CellOutcome runCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &Settings,
+                    const ResultStore &Store, ProgressReport &Progress) {
+  Progress.phase("preparing");
+  return CellExecution(Plan, C, Settings, Store, Progress).run();
+}
+
+} // namespace arecipe::runtime

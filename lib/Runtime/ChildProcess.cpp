@@ -1,0 +1,378 @@
+//===- ChildProcess.cpp - One supervised process and its group ------------===//
+
+#include "arecipe/Runtime/ChildProcess.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <deque>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fstream>
+#include <set>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <utility>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace arecipe::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void sleepMs(int Ms) { std::this_thread::sleep_for(std::chrono::milliseconds(Ms)); }
+
+/// Every process whose parent is this one, from /proc.
+std::vector<pid_t> childrenOfSelf() {
+  std::vector<pid_t> Out;
+  pid_t Self = getpid();
+  DIR *D = opendir("/proc");
+  if (!D)
+    return Out;
+  while (dirent *E = readdir(D)) {
+    char *End = nullptr;
+    long Pid = std::strtol(E->d_name, &End, 10);
+    if (!End || *End || Pid <= 0)
+      continue;
+    std::ifstream Stat(fmt::format("/proc/{}/stat", Pid));
+    std::string Line;
+    if (!std::getline(Stat, Line))
+      continue;
+    // The command name is in parentheses and may itself hold spaces.
+    auto Close = Line.rfind(')');
+    if (Close == std::string::npos || Close + 4 > Line.size())
+      continue;
+    long PPid = std::strtol(Line.c_str() + Close + 4, nullptr, 10);
+    if (PPid == Self)
+      Out.push_back(pid_t(Pid));
+  }
+  closedir(D);
+  return Out;
+}
+
+} // namespace
+
+std::vector<std::string> ChildEnvironment::materialize() const {
+  std::map<std::string, std::string> Vars;
+  for (char **E = environ; E && *E; ++E) {
+    std::string_view Entry(*E);
+    auto Eq = Entry.find('=');
+    if (Eq == std::string_view::npos)
+      continue;
+    Vars[std::string(Entry.substr(0, Eq))] = std::string(Entry.substr(Eq + 1));
+  }
+  for (const std::string &Name : Unset)
+    Vars.erase(Name);
+  for (const auto &[Name, Value] : Set)
+    Vars[Name] = Value;
+  std::vector<std::string> Out;
+  for (const auto &[Name, Value] : Vars)
+    Out.push_back(Name + "=" + Value);
+  return Out;
+}
+
+std::optional<std::string> findProgram(const std::string &Program, const ChildEnvironment &Env) {
+  auto Executable = [](const std::string &Path) {
+    struct stat St;
+    return stat(Path.c_str(), &St) == 0 && S_ISREG(St.st_mode) && access(Path.c_str(), X_OK) == 0;
+  };
+  if (Program.find('/') != std::string::npos)
+    return Executable(Program) ? std::optional<std::string>(Program) : std::nullopt;
+  std::string Path;
+  if (auto It = Env.Set.find("PATH"); It != Env.Set.end())
+    Path = It->second;
+  else if (const char *P = std::getenv("PATH"))
+    Path = P;
+  size_t Start = 0;
+  while (Start <= Path.size()) {
+    size_t End = Path.find(':', Start);
+    if (End == std::string::npos)
+      End = Path.size();
+    std::string Dir = Path.substr(Start, End - Start);
+    std::string Candidate = (Dir.empty() ? std::string(".") : Dir) + "/" + Program;
+    if (Executable(Candidate))
+      return Candidate;
+    Start = End + 1;
+  }
+  return std::nullopt;
+}
+
+ChildProcess::ChildProcess(ChildProcess &&Other) noexcept
+    : Pid(std::exchange(Other.Pid, -1)), Status(std::exchange(Other.Status, std::nullopt)) {}
+
+ChildProcess &ChildProcess::operator=(ChildProcess &&Other) noexcept {
+  if (this != &Other) {
+    if (started())
+      stop(std::chrono::milliseconds(2000));
+    Pid = std::exchange(Other.Pid, -1);
+    Status = std::exchange(Other.Status, std::nullopt);
+  }
+  return *this;
+}
+
+ChildProcess::~ChildProcess() {
+  if (started() && (!Status || groupAlive()))
+    stop(std::chrono::milliseconds(2000));
+}
+
+bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
+                         const std::string &LogPath, std::string &Err) {
+  if (Command.empty()) {
+    Err = "empty argv";
+    return false;
+  }
+  std::optional<std::string> Program = findProgram(Command.front(), Env);
+  if (!Program) {
+    Err = fmt::format("program '{}' not found{}", Command.front(),
+                      Command.front().find('/') == std::string::npos ? " on PATH" : "");
+    return false;
+  }
+  // Everything the child needs is built before fork: after fork only
+  // async-signal-safe calls are allowed.
+  std::vector<std::string> EnvStrings = Env.materialize();
+  std::vector<char *> ArgvPtrs, EnvPtrs;
+  for (const std::string &A : Command)
+    ArgvPtrs.push_back(const_cast<char *>(A.c_str()));
+  ArgvPtrs.push_back(nullptr);
+  for (const std::string &E : EnvStrings)
+    EnvPtrs.push_back(const_cast<char *>(E.c_str()));
+  EnvPtrs.push_back(nullptr);
+
+  int LogFd = open(LogPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (LogFd < 0) {
+    Err = fmt::format("cannot open log '{}': {}", LogPath, std::strerror(errno));
+    return false;
+  }
+  int NullFd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // The exec-error pipe: closed by a successful exec, or carries errno.
+  int ErrPipe[2];
+  if (NullFd < 0 || pipe2(ErrPipe, O_CLOEXEC) != 0) {
+    Err = fmt::format("cannot set up the child: {}", std::strerror(errno));
+    close(LogFd);
+    if (NullFd >= 0)
+      close(NullFd);
+    return false;
+  }
+  pid_t ParentPid = getpid();
+  pid_t Child = fork();
+  if (Child == 0) {
+    setpgid(0, 0);
+    // If arecipe-run dies without tearing down, the engine is told to stop.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != ParentPid)
+      _exit(127);
+    sigset_t All;
+    sigemptyset(&All);
+    sigprocmask(SIG_SETMASK, &All, nullptr);
+    struct sigaction Default {};
+    Default.sa_handler = SIG_DFL;
+    for (int Sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT})
+      sigaction(Sig, &Default, nullptr);
+    dup2(NullFd, 0);
+    dup2(LogFd, 1);
+    dup2(LogFd, 2);
+    execve(Program->c_str(), ArgvPtrs.data(), EnvPtrs.data());
+    int E = errno;
+    ssize_t Ignored = write(ErrPipe[1], &E, sizeof E);
+    (void)Ignored;
+    _exit(127);
+  }
+  close(ErrPipe[1]);
+  close(LogFd);
+  close(NullFd);
+  if (Child < 0) {
+    Err = fmt::format("fork failed: {}", std::strerror(errno));
+    close(ErrPipe[0]);
+    return false;
+  }
+  // Also set from the parent so the group exists before we ever signal it.
+  setpgid(Child, Child);
+  Pid = Child;
+  Status.reset();
+  int ExecErrno = 0;
+  ssize_t N;
+  do
+    N = read(ErrPipe[0], &ExecErrno, sizeof ExecErrno);
+  while (N < 0 && errno == EINTR);
+  close(ErrPipe[0]);
+  if (N == sizeof ExecErrno) {
+    int St = 0;
+    waitpid(Child, &St, 0);
+    Pid = -1;
+    Err = fmt::format("cannot execute '{}': {}", *Program, std::strerror(ExecErrno));
+    return false;
+  }
+  return true;
+}
+
+bool ChildProcess::running() {
+  if (!started() || Status)
+    return false;
+  int St = 0;
+  pid_t R = waitpid(Pid, &St, WNOHANG);
+  if (R == Pid) {
+    Status = St;
+    return false;
+  }
+  if (R < 0 && errno == ECHILD) {
+    Status = 0;
+    return false;
+  }
+  return true;
+}
+
+bool ChildProcess::groupAlive() const {
+  if (!started())
+    return false;
+  return kill(-Pid, 0) == 0 || errno == EPERM;
+}
+
+std::string describeWaitStatus(int St) {
+  if (WIFEXITED(St))
+    return fmt::format("exited with status {}", WEXITSTATUS(St));
+  if (WIFSIGNALED(St)) {
+    const char *Name = sigabbrev_np(WTERMSIG(St));
+    return fmt::format("killed by signal {}{}", WTERMSIG(St),
+                       Name ? fmt::format(" (SIG{})", Name) : std::string());
+  }
+  return fmt::format("stopped with wait status {}", St);
+}
+
+std::string ChildProcess::describeExit() const {
+  return Status ? describeWaitStatus(*Status) : std::string("still running");
+}
+
+bool ChildProcess::stop(std::chrono::milliseconds Grace) {
+  if (!started())
+    return false;
+  auto Gone = [&] {
+    running(); // reaps the leader so a zombie does not keep the group alive
+    return !groupAlive();
+  };
+  if (Gone())
+    return false;
+  kill(-Pid, SIGTERM);
+  auto Deadline = Clock::now() + Grace;
+  while (Clock::now() < Deadline) {
+    if (Gone())
+      return false;
+    sleepMs(20);
+  }
+  kill(-Pid, SIGKILL);
+  // SIGKILL cannot be ignored; the wait is for the kernel to tear down.
+  for (int I = 0; I < 500 && !Gone(); ++I)
+    sleepMs(10);
+  return true;
+}
+
+bool ChildProcess::wait(std::chrono::milliseconds Timeout) {
+  auto Deadline = Clock::now() + Timeout;
+  while (running()) {
+    if (Timeout.count() > 0 && Clock::now() >= Deadline) {
+      stop(std::chrono::milliseconds(1000));
+      return false;
+    }
+    sleepMs(10);
+  }
+  // The leader is gone; anything it left in its group goes with it.
+  if (groupAlive())
+    stop(std::chrono::milliseconds(1000));
+  return true;
+}
+
+std::string CommandResult::describe() const {
+  return Error.empty() && Status ? describeWaitStatus(*Status) : Error;
+}
+
+CommandResult runCommand(const Argv &Command, const ChildEnvironment &Env,
+                         const std::string &LogPath, std::chrono::milliseconds Timeout,
+                         const std::function<bool()> &ShouldStop) {
+  CommandResult R;
+  struct stat St;
+  off_t Offset = stat(LogPath.c_str(), &St) == 0 ? St.st_size : 0;
+  ChildProcess Child;
+  if (!Child.start(Command, Env, LogPath, R.Error))
+    return R;
+  auto Deadline = Clock::now() + Timeout;
+  while (Child.running()) {
+    if (ShouldStop && ShouldStop()) {
+      Child.stop(std::chrono::milliseconds(2000));
+      R.Error = "interrupted";
+      break;
+    }
+    if (Timeout.count() > 0 && Clock::now() >= Deadline) {
+      Child.stop(std::chrono::milliseconds(2000));
+      R.Error = fmt::format("timed out after {:.1f} s", Timeout.count() / 1000.0);
+      break;
+    }
+    sleepMs(10);
+  }
+  if (Child.groupAlive())
+    Child.stop(std::chrono::milliseconds(1000));
+  R.Status = Child.waitStatus();
+  std::ifstream In(LogPath, std::ios::binary);
+  In.seekg(Offset);
+  R.Output.assign(std::istreambuf_iterator<char>(In), std::istreambuf_iterator<char>());
+  return R;
+}
+
+void adoptOrphans() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
+
+size_t killAdoptedOrphans(const std::vector<pid_t> &Keep) {
+  std::set<pid_t> Kept(Keep.begin(), Keep.end());
+  size_t Found = 0;
+  for (int Round = 0; Round < 50; ++Round) {
+    std::vector<pid_t> Orphans;
+    for (pid_t P : childrenOfSelf())
+      if (!Kept.count(P))
+        Orphans.push_back(P);
+    if (Orphans.empty())
+      break;
+    for (pid_t P : Orphans) {
+      ++Found;
+      kill(P, SIGKILL);
+    }
+    for (pid_t P : Orphans) {
+      int St;
+      waitpid(P, &St, 0);
+    }
+  }
+  return Found;
+}
+
+std::string tailOfFile(const std::string &Path, size_t Lines) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return {};
+  // Only the end of a multi-gigabyte engine log is of interest.
+  In.seekg(0, std::ios::end);
+  std::streamoff Size = In.tellg();
+  std::streamoff From = std::max<std::streamoff>(0, Size - 64 * 1024);
+  In.seekg(From);
+  std::deque<std::string> Tail;
+  std::string Line;
+  bool First = From > 0;
+  while (std::getline(In, Line)) {
+    if (First) {
+      First = false; // a partial line
+      continue;
+    }
+    Tail.push_back(Line);
+    if (Tail.size() > Lines)
+      Tail.pop_front();
+  }
+  std::string Out;
+  for (const std::string &L : Tail)
+    Out += (Out.empty() ? "" : "\n") + L;
+  return Out;
+}
+
+} // namespace arecipe::runtime

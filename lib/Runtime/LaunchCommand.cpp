@@ -1,0 +1,149 @@
+//===- LaunchCommand.cpp - The exact command a process runs ---------------===//
+
+#include "arecipe/Runtime/LaunchCommand.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace arecipe::runtime {
+
+namespace {
+
+std::string joinGpus(const std::vector<int> &Gpus) {
+  std::string Out;
+  for (int G : Gpus)
+    Out += (Out.empty() ? "" : ",") + std::to_string(G);
+  return Out;
+}
+
+bool isAmd(const LaunchPlan &Plan) { return Plan.Hardware.VisibleDevicesEnv == "HIP_VISIBLE_DEVICES"; }
+
+/// The engine argv with numactl in front when the plan binds NUMA.
+Argv withNuma(const ProcessSpec &P) {
+  if (!P.Numa)
+    return P.Command;
+  Argv Out = {"numactl", "--cpunodebind=" + P.Numa->CpuNodeBind, "--membind=" + P.Numa->MemBind};
+  Out.insert(Out.end(), P.Command.begin(), P.Command.end());
+  return Out;
+}
+
+Argv simulatedCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &P,
+                      const RunSettings &S, const std::string &CellDir, PortSource &Port) {
+  Argv Out = {S.SimulatorPath, "--sim-hardware", Plan.Hardware.Profile};
+  // Without a profile in the plan the simulator picks one from --model.
+  if (!Plan.ModelProfile.empty())
+    Out.insert(Out.end(), {"--sim-model", Plan.ModelProfile});
+  Out.insert(Out.end(), {"--sim-time-scale", fmt::format("{}", S.TimeScale), "--sim-gpu-mem-file",
+                         fmt::format("{}/{}-{}.mem", simulatedGpuMemoryDir(S), C.Id, P.Name)});
+  if (P.Port && *P.Port == 0) {
+    Port.PortFile = fmt::format("{}/{}.port", CellDir, P.Name);
+    Out.insert(Out.end(), {"--sim-port-file", Port.PortFile});
+  }
+  Out.insert(Out.end(), S.SimArgs.begin(), S.SimArgs.end());
+  if (auto It = S.CellSimArgs.find(C.Id); It != S.CellSimArgs.end())
+    Out.insert(Out.end(), It->second.begin(), It->second.end());
+  Out.push_back("--");
+  Out.insert(Out.end(), P.Command.begin(), P.Command.end());
+  return Out;
+}
+
+Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::string &Name) {
+  const ContainerSpec &K = *Plan.Container;
+  Argv Out = {K.Runtime, "run", "--rm", "--name=" + Name, "--network=host", "--ipc=host"};
+  if (isAmd(Plan))
+    Out.insert(Out.end(), {"--device=/dev/kfd", "--device=/dev/dri", "--group-add=video",
+                           "--security-opt=seccomp=unconfined"});
+  else if (K.Runtime == "podman")
+    Out.push_back("--device=nvidia.com/gpu=all");
+  else
+    Out.push_back("--gpus=all");
+  for (const ContainerMount &M : K.Mounts)
+    Out.push_back(fmt::format("--volume={}:{}{}", M.Source, M.Target, M.ReadOnly ? ":ro" : ""));
+  // The container does not inherit the host environment: everything the
+  // plan sets is passed explicitly.
+  EnvMap Env = P.Env;
+  if (P.Gpus)
+    Env[Plan.Hardware.VisibleDevicesEnv] = joinGpus(*P.Gpus);
+  for (const auto &[Key, Value] : Env)
+    Out.push_back(fmt::format("--env={}={}", Key, Value));
+  // Variables baked into the image (a leaked proxy) cannot be removed with
+  // --env, so `env -u` runs first inside the container.
+  Argv Inner = withNuma(P);
+  if (!K.Entrypoint.empty())
+    Inner.insert(Inner.begin(), K.Entrypoint);
+  if (!P.EnvUnset.empty()) {
+    Argv Unset = {"env"};
+    for (const std::string &N : P.EnvUnset)
+      Unset.insert(Unset.end(), {"-u", N});
+    Inner.insert(Inner.begin(), Unset.begin(), Unset.end());
+  }
+  Out.push_back("--entrypoint=" + Inner.front());
+  Out.push_back(Plan.Image);
+  Out.insert(Out.end(), Inner.begin() + 1, Inner.end());
+  return Out;
+}
+
+} // namespace
+
+std::string simulatedHfHome(const RunSettings &Settings) {
+  return Settings.OutDir + "/.sim-hf-home";
+}
+
+std::string simulatedGpuMemoryDir(const RunSettings &Settings) {
+  return Settings.OutDir + "/.sim-gpu-memory";
+}
+
+LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &P,
+                                 const RunSettings &S, const std::string &CellDir) {
+  LaunchCommand L;
+  L.LogPath = fmt::format("{}/{}.log", CellDir, P.Name);
+  L.Port.Port = P.Port.value_or(0);
+  // A router is not an engine: the simulator does not stand in for it.
+  L.Simulated = S.Simulate && P.Role != "router";
+  if (L.Simulated) {
+    L.Command = simulatedCommand(Plan, C, P, S, CellDir, L.Port);
+  } else if (Plan.Container) {
+    L.ContainerName = fmt::format("arecipe-{}-{}-{}", Plan.RecipeName, C.Id, P.Name);
+    L.Command = containerCommand(Plan, P, L.ContainerName);
+    return L; // the container gets its environment through --env
+  } else {
+    L.Command = withNuma(P);
+  }
+  L.Env.Set = P.Env;
+  L.Env.Unset = P.EnvUnset;
+  if (L.Simulated) {
+    L.Env.Set["HF_HOME"] = simulatedHfHome(S);
+    L.Env.Set.erase("HF_HUB_CACHE");
+    L.Env.Set.erase("HUGGINGFACE_HUB_CACHE");
+    L.Env.Unset.insert(L.Env.Unset.end(), {"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"});
+  }
+  if (P.Gpus)
+    L.Env.Set[Plan.Hardware.VisibleDevicesEnv] = joinGpus(*P.Gpus);
+  return L;
+}
+
+Argv containerRemoveCommand(const LaunchPlan &Plan, const std::string &ContainerName) {
+  return {Plan.Container ? Plan.Container->Runtime : "docker", "rm", "-f", ContainerName};
+}
+
+std::string quoteForDisplay(const Argv &Command) {
+  std::string Out;
+  for (const std::string &A : Command) {
+    bool Plain = !A.empty();
+    for (char Ch : A)
+      Plain &= std::isalnum(static_cast<unsigned char>(Ch)) ||
+               std::string_view("@%+=:,./_-").find(Ch) != std::string_view::npos;
+    std::string Q = A;
+    if (!Plain) {
+      Q = "'";
+      for (char Ch : A)
+        Q += Ch == '\'' ? std::string("'\\''") : std::string(1, Ch);
+      Q += "'";
+    }
+    Out += (Out.empty() ? "" : " ") + Q;
+  }
+  return Out;
+}
+
+} // namespace arecipe::runtime

@@ -1,0 +1,184 @@
+//===- LocalExecutor.cpp - Running a plan's cells on this node ------------===//
+
+#include "arecipe/Runtime/LocalExecutor.h"
+
+#include "arecipe/Runtime/CellRunner.h"
+#include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Runtime/Preflight.h"
+#include "arecipe/Runtime/ResultStore.h"
+#include "arecipe/Runtime/StopRequest.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+
+namespace arecipe::runtime {
+
+std::vector<const Cell *> selectCells(const LaunchPlan &Plan, const RunSettings &Settings,
+                                      std::vector<std::string> &Unknown) {
+  std::set<std::string> Wanted(Settings.Cells.begin(), Settings.Cells.end());
+  for (const std::string &Id : Settings.Cells)
+    if (!Plan.findCell(Id))
+      Unknown.push_back(Id);
+  std::vector<const Cell *> Out;
+  for (const Cell &C : Plan.Cells)
+    if (Wanted.empty() || Wanted.count(C.Id))
+      Out.push_back(&C);
+  return Out;
+}
+
+namespace {
+
+std::string describeEnv(const ChildEnvironment &Env) {
+  std::string Out;
+  for (const std::string &N : Env.Unset)
+    Out += fmt::format(" -{}", N);
+  for (const auto &[K, V] : Env.Set)
+    Out += fmt::format(" {}={}", K, quoteForDisplay({V}));
+  return Out;
+}
+
+std::string describeWorkload(const ClientSpec &Client) {
+  if (const auto *F = std::get_if<FixedWorkload>(&Client.Workload))
+    return fmt::format("fixed isl {} osl {} range_ratio {} num_prompts {} warmup {}{}", F->Isl,
+                       F->Osl, F->RangeRatio, F->NumPrompts, F->Warmup,
+                       F->RequestRate > 0 ? fmt::format(" request_rate {}", F->RequestRate) : "");
+  const auto &A = std::get<AgenticWorkload>(Client.Workload);
+  return fmt::format("agentic trace {} duration {} s warmup {} s max_failed_fraction {}", A.Trace,
+                     A.DurationS, A.WarmupS, A.MaxFailedFraction);
+}
+
+std::string planSeconds(const RunSettings &S, double Seconds) {
+  if (!S.Simulate)
+    return fmt::format("{} s", Seconds);
+  return fmt::format("{} s (wall {:.3f} s)", Seconds, S.wall(Seconds).count() / 1000.0);
+}
+
+void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std::FILE *Out) {
+  std::string Dir = S.OutDir + "/cells/" + C.Id;
+  fmt::print(Out, "cell {} (conc {}{}, {} GPUs)\n", C.Id, C.Conc,
+             C.Band.empty() ? "" : ", band " + C.Band, C.Gpus);
+  for (size_t I = 0; I < C.Preflight.size(); ++I)
+    fmt::print(Out, "  preflight[{}]: {}\n", I, describePreflightAction(C.Preflight[I]));
+  for (const ProcessSpec &P : C.Processes) {
+    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
+    fmt::print(Out, "  process {} ({}){}{}\n", P.Name, P.Role,
+               P.Port ? fmt::format(", port {}", *P.Port) : "",
+               P.After.empty() ? "" : fmt::format(", after {}", fmt::join(P.After, " ")));
+    fmt::print(Out, "    log: {}\n", L.LogPath);
+    if (!L.Env.Set.empty() || !L.Env.Unset.empty())
+      fmt::print(Out, "    env:{}\n", describeEnv(L.Env));
+    fmt::print(Out, "    exec: {}\n", quoteForDisplay(L.Command));
+    if (P.HttpEndpoints)
+      fmt::print(Out, "    ready: GET {} = 200, GET {} lists '{}', alive; start-up timeout {}, "
+                      "stall timeout {}\n",
+                 P.HttpEndpoints->Health, P.HttpEndpoints->Models, P.Ready.RequiresModel,
+                 planSeconds(S, P.Ready.StartupTimeoutS), planSeconds(S, P.Ready.StallTimeoutS));
+    else
+      fmt::print(Out, "    ready: running\n");
+  }
+  fmt::print(Out, "  client: {} concurrency {} -> {} model '{}'\n", describeWorkload(C.Client),
+             C.Client.Concurrency, C.Client.Target, C.Client.ServedModelName);
+  for (const ProfileWindow &W : C.Profile)
+    fmt::print(Out, "  profile: start {} after the measured window opens, for {}\n",
+               planSeconds(S, W.StartS), planSeconds(S, W.DurationS));
+  fmt::print(Out, "  validity: error rate <= {}{}\n", C.Validity.MaxErrorRate,
+             C.Validity.RequiredMetricPrefix.empty()
+                 ? ""
+                 : fmt::format(", a server metric with prefix '{}'",
+                               C.Validity.RequiredMetricPrefix));
+  fmt::print(Out, "  teardown: SIGTERM to each process group, {:.1f} s grace, SIGKILL",
+             S.TeardownGrace.count() / 1000.0);
+  for (const ProcessSpec &P : C.Processes) {
+    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
+    if (!L.ContainerName.empty())
+      fmt::print(Out, "; {}", quoteForDisplay(containerRemoveCommand(Plan, L.ContainerName)));
+  }
+  fmt::print(Out, "; wait for free ports\n");
+}
+
+} // namespace
+
+void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *Out) {
+  std::vector<std::string> Unknown;
+  std::vector<const Cell *> Cells = selectCells(Plan, S, Unknown);
+  fmt::print(Out, "plan {} ({}), {} of {} cells, results in {}\n", Plan.RecipeName, Plan.Schema,
+             Cells.size(), Plan.Cells.size(), S.OutDir);
+  if (S.Simulate)
+    fmt::print(Out, "simulated: engines replaced by {}, time scale {}\n", S.SimulatorPath,
+               S.TimeScale);
+  for (const Cell *C : Cells) {
+    if (S.Resume)
+      fmt::print(Out, "(--resume: skipped if cells/{}/summary.json is finished for this plan)\n",
+                 C->Id);
+    printCell(Plan, *C, S, Out);
+  }
+}
+
+int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const RunSettings &S,
+                  ProgressReport &Progress) {
+  ResultStore Store(S.OutDir);
+  std::string Err;
+  if (!Store.create(Err) || !writeFileAtomically(S.OutDir + "/plan.json", PlanText, Err)) {
+    Progress.message("error: " + Err);
+    return 2;
+  }
+  if (S.Simulate) {
+    std::error_code Ec;
+    std::filesystem::create_directories(simulatedGpuMemoryDir(S), Ec);
+    if (Ec) {
+      Progress.message(fmt::format("error: cannot create {}: {}", simulatedGpuMemoryDir(S),
+                                   Ec.message()));
+      return 2;
+    }
+  }
+  std::vector<std::string> Unknown;
+  std::vector<const Cell *> Cells = selectCells(Plan, S, Unknown);
+  size_t Ok = 0, Bad = 0, Skipped = 0;
+  int Exit = 0;
+  for (size_t I = 0; I < Cells.size(); ++I) {
+    const Cell &C = *Cells[I];
+    Progress.beginCell(I + 1, Cells.size(), C.Id);
+    if (S.Resume) {
+      if (auto Done = Store.finishedSummary(C)) {
+        std::string Status = (*Done)["arecipe_run"].value("status", std::string("?"));
+        Progress.message(fmt::format("[{}/{}] {}: already finished ({}), skipped", I + 1,
+                                     Cells.size(), C.Id, Status));
+        ++Skipped;
+        (Status == "ok" ? Ok : Bad)++;
+        continue;
+      }
+    }
+    CellOutcome O;
+    if (C.Nodes > 1) {
+      O.Status = CellStatus::Failed;
+      O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm", C.Nodes);
+    } else {
+      O = runCell(Plan, C, S, Store, Progress);
+    }
+    Progress.endCell(cellStatusName(O.Status), O.Reason.substr(0, O.Reason.find('\n')));
+    if (O.Status == CellStatus::Interrupted) {
+      Exit = 128 + stopSignal();
+      break;
+    }
+    (O.Status == CellStatus::Ok ? Ok : Bad)++;
+    if (!Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
+      Progress.message("error: " + Err);
+      return 2;
+    }
+  }
+  if (!Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
+    Progress.message("error: " + Err);
+    return 2;
+  }
+  Progress.message(fmt::format("{} of {} cells ok, {} failed or invalid{}{}; results in {}", Ok,
+                               Cells.size(), Bad,
+                               Skipped ? fmt::format(", {} skipped as finished", Skipped) : "",
+                               Exit ? ", interrupted" : "", S.OutDir));
+  if (Exit)
+    return Exit;
+  return Bad ? 1 : 0;
+}
+
+} // namespace arecipe::runtime

@@ -1,0 +1,83 @@
+//===- ProgressReport.cpp - What the user sees while a sweep runs ---------===//
+
+#include "arecipe/Runtime/ProgressReport.h"
+
+#include <fmt/format.h>
+
+namespace arecipe::runtime {
+
+std::string ProgressReport::prefix() const {
+  return fmt::format("[{}/{}] {}", Index, Count, Id);
+}
+
+void ProgressReport::clearLive() {
+  if (Live && LineShown) {
+    std::fputs("\r\x1b[2K", Out);
+    LineShown = false;
+  }
+}
+
+void ProgressReport::redraw() {
+  if (!Live)
+    return;
+  double Elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - CellStart).count();
+  std::string Line = fmt::format("{}  {:<10} {:>6.1f}s", prefix(), Phase, Elapsed);
+  if (Finished || Failed)
+    Line += fmt::format("  requests {} ({} failed)  {:.0f} tok/s", Finished, Failed,
+                        TokensPerSecond);
+  fmt::print(Out, "\r\x1b[2K{}", Line);
+  std::fflush(Out);
+  LineShown = true;
+}
+
+void ProgressReport::beginCell(size_t I, size_t N, const std::string &CellId) {
+  Index = I;
+  Count = N;
+  Id = CellId;
+  Phase.clear();
+  Finished = Failed = 0;
+  TokensPerSecond = 0;
+  CellStart = std::chrono::steady_clock::now();
+}
+
+void ProgressReport::phase(const std::string &Name) {
+  Phase = Name;
+  if (Live) {
+    redraw();
+    return;
+  }
+  fmt::print(Out, "{}: {}\n", prefix(), Name);
+  std::fflush(Out);
+}
+
+void ProgressReport::requests(size_t F, size_t Fl, double Tps) {
+  Finished = F;
+  Failed = Fl;
+  TokensPerSecond = Tps;
+  redraw();
+}
+
+void ProgressReport::note(const std::string &Text) {
+  clearLive();
+  fmt::print(Out, "{}: {}\n", prefix(), Text);
+  std::fflush(Out);
+  redraw();
+}
+
+void ProgressReport::endCell(const std::string &Status, const std::string &Detail) {
+  clearLive();
+  double Elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - CellStart).count();
+  fmt::print(Out, "{}: {} after {:.1f}s{}{}\n", prefix(), Status, Elapsed,
+             Detail.empty() ? "" : ": ", Detail);
+  std::fflush(Out);
+}
+
+void ProgressReport::message(const std::string &Text) {
+  clearLive();
+  fmt::print(Out, "{}\n", Text);
+  std::fflush(Out);
+}
+
+} // namespace arecipe::runtime

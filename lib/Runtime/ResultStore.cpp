@@ -1,0 +1,206 @@
+//===- ResultStore.cpp - The output directory of a sweep ------------------===//
+
+#include "arecipe/Runtime/ResultStore.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace arecipe::runtime {
+
+bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err) {
+  std::string Temp = fmt::format("{}.tmp.{}", Path, getpid());
+  int Fd = open(Temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (Fd < 0) {
+    Err = fmt::format("cannot write {}: {}", Temp, std::strerror(errno));
+    return false;
+  }
+  size_t Done = 0;
+  while (Done < Contents.size()) {
+    ssize_t N = write(Fd, Contents.data() + Done, Contents.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0) {
+      Err = fmt::format("cannot write {}: {}", Temp, std::strerror(errno));
+      close(Fd);
+      unlink(Temp.c_str());
+      return false;
+    }
+    Done += size_t(N);
+  }
+  // The data must be on disk before the name points at it, or a crash can
+  // leave a complete-looking empty file.
+  bool Synced = fsync(Fd) == 0;
+  close(Fd);
+  if (!Synced || rename(Temp.c_str(), Path.c_str()) != 0) {
+    Err = fmt::format("cannot write {}: {}", Path, std::strerror(errno));
+    unlink(Temp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string ResultStore::cellDir(const Cell &C) const { return OutDir + "/cells/" + C.Id; }
+
+std::string ResultStore::summaryPath(const Cell &C) const { return cellDir(C) + "/summary.json"; }
+
+bool ResultStore::create(std::string &Err) const {
+  std::error_code Ec;
+  fs::create_directories(OutDir + "/cells", Ec);
+  if (Ec)
+    Err = fmt::format("cannot create {}: {}", OutDir, Ec.message());
+  return !Ec;
+}
+
+bool ResultStore::resetCell(const Cell &C, std::string &Err) const {
+  std::error_code Ec;
+  fs::remove_all(cellDir(C), Ec);
+  if (!Ec)
+    fs::create_directories(cellDir(C), Ec);
+  if (Ec)
+    Err = fmt::format("cannot prepare {}: {}", cellDir(C), Ec.message());
+  return !Ec;
+}
+
+std::optional<ordered_json> ResultStore::finishedSummary(const Cell &C) const {
+  std::ifstream In(summaryPath(C));
+  if (!In)
+    return std::nullopt;
+  std::stringstream SS;
+  SS << In.rdbuf();
+  ordered_json J = ordered_json::parse(SS.str(), nullptr, false);
+  if (!J.is_object() || !J.contains("arecipe_run") ||
+      J["arecipe_run"].value("cell_digest", std::string()) != C.Digest)
+    return std::nullopt;
+  return J;
+}
+
+bool ResultStore::writeCellSummary(const Cell &C, const ordered_json &Summary,
+                                   std::string &Err) const {
+  return writeFileAtomically(summaryPath(C), Summary.dump(2) + "\n", Err);
+}
+
+namespace {
+
+/// One row of the sweep tables, read from a cell summary.
+struct SweepRow {
+  std::string Id, Band, Status, Reason;
+  int Conc = 0, Gpus = 0;
+  std::optional<double> Successful, ErrorRate, TputPerGpu, OutputPerGpu, TtftP50, TtftP90,
+      ItlP50, E2elP50, IntvtyP90;
+};
+
+std::optional<double> numberAt(const ordered_json &J, const char *Pointer) {
+  ordered_json::json_pointer P(Pointer);
+  if (!J.contains(P) || !J.at(P).is_number())
+    return std::nullopt;
+  return J.at(P).get<double>();
+}
+
+SweepRow rowFor(const Cell &C, const std::optional<ordered_json> &S) {
+  SweepRow R;
+  R.Id = C.Id;
+  R.Conc = C.Conc;
+  R.Band = C.Band;
+  R.Gpus = C.Gpus;
+  R.Status = "pending";
+  if (!S)
+    return R;
+  const ordered_json &Run = (*S)["arecipe_run"];
+  R.Status = Run.value("status", std::string("unknown"));
+  R.Reason = Run.value("reason", std::string());
+  R.Successful = numberAt(*S, "/num_requests_successful");
+  R.ErrorRate = numberAt(*S, "/arecipe_client/error_rate");
+  R.TputPerGpu = numberAt(*S, "/request_metrics/throughput/per_gpu/total");
+  R.OutputPerGpu = numberAt(*S, "/request_metrics/throughput/per_gpu/output");
+  R.TtftP50 = numberAt(*S, "/request_metrics/latency/ttft/p50");
+  R.TtftP90 = numberAt(*S, "/request_metrics/latency/ttft/p90");
+  R.ItlP50 = numberAt(*S, "/request_metrics/latency/itl/p50");
+  R.E2elP50 = numberAt(*S, "/request_metrics/latency/e2el/p50");
+  R.IntvtyP90 = numberAt(*S, "/arecipe_client/p90_interactivity");
+  return R;
+}
+
+std::string num(const std::optional<double> &V, int Digits) {
+  return V ? fmt::format("{:.{}f}", *V, Digits) : std::string();
+}
+
+std::string csvField(const std::string &S) {
+  if (S.find_first_of(",\"\n") == std::string::npos)
+    return S;
+  std::string Out = "\"";
+  for (char C : S)
+    Out += C == '"' ? std::string("\"\"") : std::string(1, C);
+  return Out + "\"";
+}
+
+std::string firstLine(const std::string &S) { return S.substr(0, S.find('\n')); }
+
+} // namespace
+
+bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double TimeScale,
+                             std::string &Err) const {
+  ordered_json Results;
+  Results["schema"] = "arecipe.results/v1";
+  Results["recipe"] = Plan.RecipeName;
+  Results["model"] = Plan.ModelId;
+  Results["hardware"] = Plan.Hardware.Name;
+  Results["engine"] = Plan.EngineName;
+  Results["simulated"] = Simulated;
+  Results["time_scale"] = Simulated ? TimeScale : 1.0;
+  Results["cells"] = ordered_json::array();
+  std::string Csv = "cell,conc,band,status,gpus,num_requests_successful,error_rate,"
+                    "throughput_per_gpu_tok_s,output_per_gpu_tok_s,ttft_p50_s,ttft_p90_s,"
+                    "itl_p50_s,e2el_p50_s,p90_interactivity_tok_s_user,reason\n";
+  std::string Md = fmt::format("# {}{}\n\n", Plan.RecipeName,
+                               Simulated ? fmt::format(" (simulated, time scale {})", TimeScale)
+                                         : std::string());
+  Md += "| cell | conc | band | status | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | "
+        "ITL p50 (s) | p90 interactivity (tok/s/user) | error rate | reason |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const Cell &C : Plan.Cells) {
+    std::optional<ordered_json> S = finishedSummary(C);
+    SweepRow R = rowFor(C, S);
+    ordered_json Entry;
+    Entry["id"] = C.Id;
+    Entry["conc"] = C.Conc;
+    Entry["band"] = C.Band.empty() ? ordered_json(nullptr) : ordered_json(C.Band);
+    Entry["status"] = R.Status;
+    if (!R.Reason.empty())
+      Entry["reason"] = R.Reason;
+    if (S)
+      Entry["summary"] = "cells/" + C.Id + "/summary.json";
+    if (S)
+      for (const char *Key : {"num_requests_total", "num_requests_successful", "request_metrics"})
+        if (S->contains(Key))
+          Entry[Key] = (*S)[Key];
+    Results["cells"].push_back(Entry);
+    Csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(C.Id), C.Conc,
+                       csvField(C.Band), R.Status, C.Gpus, num(R.Successful, 0),
+                       num(R.ErrorRate, 4), num(R.TputPerGpu, 2), num(R.OutputPerGpu, 2),
+                       num(R.TtftP50, 4), num(R.TtftP90, 4), num(R.ItlP50, 5),
+                       num(R.E2elP50, 4), num(R.IntvtyP90, 2), csvField(firstLine(R.Reason)));
+    std::string Reason = firstLine(R.Reason);
+    for (char &Ch : Reason)
+      if (Ch == '|')
+        Ch = '/';
+    Md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", C.Id, C.Conc,
+                      C.Band, R.Status, num(R.TputPerGpu, 1), num(R.OutputPerGpu, 1),
+                      num(R.TtftP50, 3), num(R.ItlP50, 4), num(R.IntvtyP90, 1),
+                      num(R.ErrorRate, 3), Reason);
+  }
+  return writeFileAtomically(OutDir + "/results.json", Results.dump(2) + "\n", Err) &&
+         writeFileAtomically(OutDir + "/summary.csv", Csv, Err) &&
+         writeFileAtomically(OutDir + "/summary.md", Md, Err);
+}
+
+} // namespace arecipe::runtime
