@@ -16,6 +16,7 @@
 #include "arecipe/Basic/JSONDiagnosticPrinter.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Parse/Parser.h"
+#include "arecipe/Sema/Sema.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -33,7 +34,7 @@ namespace {
 
 enum ExitCode { ExitOk = 0, ExitRecipeErrors = 1, ExitUsage = 2 };
 
-enum class EmitKind { Nothing, AST };
+enum class EmitKind { Nothing, AST, Cells };
 enum class DiagFormat { Text, JSON };
 
 cl::OptionCategory Category("arecipec options");
@@ -44,7 +45,9 @@ cl::opt<bool> SyntaxOnly("syntax-only", cl::desc("Check syntax only, emit nothin
                          cl::cat(Category));
 cl::opt<EmitKind> Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::Nothing),
                        cl::values(clEnumValN(EmitKind::AST, "ast",
-                                             "the syntax tree as JSON")),
+                                             "the syntax tree as JSON"),
+                                  clEnumValN(EmitKind::Cells, "cells",
+                                             "the resolved cells as JSON")),
                        cl::cat(Category));
 cl::opt<std::string> OutputFilename("o", cl::desc("Output file ('-' for stdout)"),
                                     cl::value_desc("file"), cl::init("-"),
@@ -52,6 +55,14 @@ cl::opt<std::string> OutputFilename("o", cl::desc("Output file ('-' for stdout)"
 cl::list<std::string> IncludeDirs("I", cl::Prefix,
                                   cl::desc("Add a directory to the import search path"),
                                   cl::value_desc("dir"), cl::cat(Category));
+cl::opt<std::string> Explain("explain",
+                            cl::desc("Explain how KNOB got its value (with --conc)"),
+                            cl::value_desc("knob"), cl::cat(Category));
+cl::opt<int64_t> ExplainConc("conc", cl::desc("The cell --explain looks at"),
+                             cl::value_desc("N"), cl::init(-1), cl::cat(Category));
+cl::list<std::string> Sets("set", cl::desc("Override a knob in every cell"),
+                           cl::value_desc("name=value"), cl::cat(Category));
+const char *Argv0 = nullptr;
 cl::opt<bool> Verify("verify",
                      cl::desc("Check diagnostics against expected-* comments in the input"),
                      cl::cat(Category));
@@ -83,8 +94,8 @@ int printDiagnosticTable() {
 
 /// Writes the requested output; false after an I/O error was reported.
 bool emit(const ast::File &File, const llvm::SourceMgr &SM,
-          DiagnosticEngine &Diags) {
-  if (SyntaxOnly || Emit == EmitKind::Nothing)
+          DiagnosticEngine &Diags, const sema::Compilation *Sema) {
+  if (SyntaxOnly || (Emit == EmitKind::Nothing && Explain.empty()))
     return true;
   std::error_code EC;
   llvm::raw_fd_ostream OS(OutputFilename, EC, llvm::sys::fs::OF_None);
@@ -96,6 +107,9 @@ bool emit(const ast::File &File, const llvm::SourceMgr &SM,
   switch (Emit) {
   case EmitKind::AST:
     ast::dumpJSON(File, SM, OS);
+    break;
+  case EmitKind::Cells:
+    sema::emitCellsJSON(*Sema, OS);
     break;
   case EmitKind::Nothing:
     break;
@@ -117,7 +131,22 @@ int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
   ast::File *File = parse::parseFile(SM, BufferID, Diags, Ctx);
   if (!File || Diags.hasErrors())
     return ExitRecipeErrors;
-  return emit(*File, SM, Diags) ? ExitOk : ExitUsage;
+  if (SyntaxOnly || Emit == EmitKind::AST)
+    return emit(*File, SM, Diags, nullptr) ? ExitOk : ExitUsage;
+  sema::SemaOptions Opts;
+  Opts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+  Opts.StdRoot = sema::findStdRoot(Argv0, reinterpret_cast<void *>(&emit));
+  Opts.Sets.assign(Sets.begin(), Sets.end());
+  sema::Compilation Sema(SM, Diags, Ctx, std::move(Opts));
+  if (!Sema.run(BufferID, File))
+    return ExitRecipeErrors;
+  if (!Explain.empty()) {
+    if (!sema::explainKnob(Sema, Explain, ExplainConc, llvm::outs(), Diags))
+      return ExitRecipeErrors;
+    if (Emit == EmitKind::Nothing)
+      return ExitOk;
+  }
+  return emit(*File, SM, Diags, &Sema) ? ExitOk : ExitUsage;
 }
 
 int runVerify(llvm::SourceMgr &SM) {
@@ -142,6 +171,7 @@ int runVerify(llvm::SourceMgr &SM) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM X(argc, argv);
+  Argv0 = argv[0];
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "arecipec " << ARECIPE_VERSION << "\n";

@@ -1,0 +1,127 @@
+//===- CellsJSON.cpp - `arecipec --emit cells` ----------------------------===//
+//
+// Resolved cells as deterministic JSON: recipes in source order, cells in
+// ascending concurrency, knobs sorted by name with one knob per line (so a
+// test can check one knob of one cell with a single FileCheck line), each
+// with its value, level and origin (file:line:col as the SourceMgr names
+// the file).
+//
+//===----------------------------------------------------------------------===//
+
+#include "arecipe/Sema/Sema.h"
+
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "nlohmann/json.hpp"
+
+using namespace arecipe;
+using namespace arecipe::sema;
+
+static std::string quote(llvm::StringRef S) {
+  return nlohmann::json(S.str()).dump();
+}
+
+static std::string origin(const llvm::SourceMgr &SM, llvm::SMRange R) {
+  if (!R.isValid())
+    return "null";
+  unsigned ID = SM.FindBufferContainingLoc(R.Start);
+  if (!ID)
+    return "null";
+  auto [Line, Col] = SM.getLineAndColumn(R.Start, ID);
+  return quote(SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
+               std::to_string(Line) + ":" + std::to_string(Col));
+}
+
+static const char *renderKind(Rendering::Kind K) {
+  switch (K) {
+  case Rendering::Flag:
+    return "flag";
+  case Rendering::Switch:
+    return "switch";
+  case Rendering::Arg:
+    return "arg";
+  case Rendering::Env:
+    return "env";
+  case Rendering::Json:
+    return "json";
+  }
+  return "?";
+}
+
+static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
+                     llvm::raw_ostream &OS) {
+  OS << "        {\n";
+  OS << "          \"conc\": " << C.Conc << ",\n";
+  OS << "          \"band\": " << (C.Band ? quote(C.Band->Name) : "null")
+     << ",\n";
+  OS << "          \"server_from\": "
+     << (C.ServerFrom ? std::to_string(*C.ServerFrom) : "null") << ",\n";
+  OS << "          \"gpus\": " << C.Gpus << ",\n";
+  OS << "          \"nodes\": " << C.Nodes << ",\n";
+  OS << "          \"knobs\": {\n";
+  size_t N = 0;
+  for (const auto &[Name, RV] : C.Values) {
+    OS << "            " << quote(Name) << ": {\"value\": " << toJSON(RV.V);
+    if (RV.V.kind() == ValueKind::List)
+      OS << ", \"length\": " << RV.V.getElements().size();
+    OS << ", \"level\": " << quote(getSpelling(RV.L));
+    if (RV.ServerFrom)
+      OS << ", \"server_from\": " << *RV.ServerFrom;
+    OS << ", \"origin\": " << origin(SM, RV.From ? RV.From->Range : llvm::SMRange());
+    OS << "}" << (++N < C.Values.size() ? "," : "") << "\n";
+  }
+  OS << "          },\n";
+  OS << "          \"renderings\": [\n";
+  for (size_t I = 0; I < C.Renderings.size(); ++I) {
+    const Rendering &R = C.Renderings[I];
+    OS << "            {\"kind\": " << quote(renderKind(R.K));
+    if (!R.Target.empty())
+      OS << ", \"target\": " << quote(R.Target);
+    if (!R.Key.empty())
+      OS << ", \"key\": " << quote(R.Key);
+    if (R.V)
+      OS << ", \"value\": " << toJSON(*R.V);
+    if (!R.Knob.empty())
+      OS << ", \"knob\": " << quote(R.Knob);
+    OS << "}" << (I + 1 < C.Renderings.size() ? "," : "") << "\n";
+  }
+  OS << "          ],\n";
+  OS << "          \"preflight\": [\n";
+  for (size_t I = 0; I < C.Preflight.size(); ++I) {
+    const PreflightAction &P = C.Preflight[I];
+    OS << "            {\"action\": " << quote(P.Action);
+    for (const auto &[Name, V] : P.Args)
+      OS << ", " << quote(Name) << ": " << toJSON(V);
+    OS << "}" << (I + 1 < C.Preflight.size() ? "," : "") << "\n";
+  }
+  OS << "          ]\n";
+  OS << "        }";
+}
+
+void arecipe::sema::emitCellsJSON(const Compilation &Comp,
+                                  llvm::raw_ostream &OS) {
+  const llvm::SourceMgr &SM = Comp.getSourceMgr();
+  OS << "{\n  \"schema\": \"arecipe.cells/v1\",\n  \"recipes\": [\n";
+  auto Recipes = Comp.recipes();
+  for (size_t I = 0; I < Recipes.size(); ++I) {
+    const RecipeCells &R = *Recipes[I];
+    OS << "    {\n";
+    OS << "      \"name\": " << quote(R.Name) << ",\n";
+    OS << "      \"file\": " << quote(R.File) << ",\n";
+    OS << "      \"engine\": " << (R.Engine ? quote(R.Engine->Name) : "null")
+       << ",\n";
+    OS << "      \"hardware\": "
+       << (R.Hardware ? quote(R.Hardware->Name) : "null") << ",\n";
+    OS << "      \"model\": " << (R.Model ? quote(R.Model->Name) : "null")
+       << ",\n";
+    OS << "      \"cells\": [\n";
+    for (size_t J = 0; J < R.Cells.size(); ++J) {
+      emitCell(SM, R.Cells[J], OS);
+      OS << (J + 1 < R.Cells.size() ? ",\n" : "\n");
+    }
+    OS << "      ]\n";
+    OS << "    }" << (I + 1 < Recipes.size() ? "," : "") << "\n";
+  }
+  OS << "  ]\n}\n";
+}

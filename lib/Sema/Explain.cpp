@@ -1,0 +1,156 @@
+//===- Explain.cpp - `arecipec --explain KNOB --conc N` -------------------===//
+//
+// Prints why a knob has its value in a cell: the value, the assignment that
+// won (its level, place and formula), each operand's value and origin,
+// recursively for derived operands (each name once), and the assignments
+// that lost to it. Everything comes from the resolved cells; nothing is
+// evaluated again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "arecipe/AST/Expr.h"
+#include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Sema/Sema.h"
+
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+using namespace arecipe;
+using namespace arecipe::sema;
+
+namespace {
+class Explainer {
+public:
+  Explainer(const llvm::SourceMgr &SM, const RecipeCells &R, llvm::raw_ostream &OS)
+      : SM(SM), R(R), OS(OS) {}
+
+  std::string where(llvm::SMRange Rg) const {
+    if (!Rg.isValid())
+      return "built in";
+    unsigned ID = SM.FindBufferContainingLoc(Rg.Start);
+    auto [Line, Col] = SM.getLineAndColumn(Rg.Start, ID);
+    return SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
+           std::to_string(Line) + ":" + std::to_string(Col);
+  }
+
+  static llvm::StringRef text(llvm::SMRange Rg) {
+    if (!Rg.isValid())
+      return {};
+    return llvm::StringRef(Rg.Start.getPointer(),
+                           Rg.End.getPointer() - Rg.Start.getPointer());
+  }
+
+  std::string origin(const ResolvedValue &RV) const {
+    if (!RV.From)
+      return "no assignment (none)";
+    std::string S = RV.From->describeSite() + ", " + where(RV.From->Range) +
+                    " [" + getSpelling(RV.From->L).str() + "]";
+    if (RV.ServerFrom)
+      S += ", as in cell conc=" + std::to_string(*RV.ServerFrom) +
+           " (server = cell(" + std::to_string(*RV.ServerFrom) + "))";
+    return S;
+  }
+
+  void operands(const Cell &C, const ResolvedValue &RV, unsigned Depth) {
+    const Cell *Source = &C;
+    if (RV.ServerFrom)
+      Source = R.findCell(*RV.ServerFrom);
+    for (const std::string &Dep : RV.Deps) {
+      std::string Pad(2 * Depth, ' ');
+      if (Dep == "conc") {
+        OS << Pad << "conc = " << Source->Conc << "\n";
+        continue;
+      }
+      const ResolvedValue *D = Source->find(Dep);
+      if (!D)
+        continue;
+      OS << Pad << Dep << " = " << D->V.str() << "    <- " << origin(*D)
+         << "\n";
+      if (!Seen.insert(Dep).second || !D->From || !D->From->ValueExpr ||
+          D->Deps.empty())
+        continue;
+      OS << Pad << "  = " << text(D->From->ValueExpr->getRange()) << "\n";
+      operands(*Source, *D, Depth + 2);
+    }
+  }
+
+  const llvm::SourceMgr &SM;
+  const RecipeCells &R;
+  llvm::raw_ostream &OS;
+  std::set<std::string> Seen;
+};
+} // namespace
+
+bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
+                                int64_t Conc, llvm::raw_ostream &OS,
+                                DiagnosticEngine &Diags) {
+  bool Any = false;
+  for (const auto &RP : Comp.recipes()) {
+    const RecipeCells &R = *RP;
+    const Cell *C = R.findCell(Conc);
+    if (!C) {
+      Diags.report(R.NameRange, DiagID::err_explain_no_cell) << Conc << R.Name;
+      continue;
+    }
+    const ResolvedValue *RV = C->find(Knob);
+    if (!RV) {
+      std::string Best;
+      unsigned BestDist = ~0u;
+      for (const auto &[Name, _] : C->Values) {
+        unsigned D = llvm::StringRef(Name).edit_distance(Knob);
+        if (D < BestDist)
+          BestDist = D, Best = Name;
+      }
+      bool Close = BestDist <= std::max<size_t>(1, (Knob.size() + 2) / 3);
+      Diags.report(R.NameRange, DiagID::err_explain_no_value)
+          << Knob << R.Name << (Close ? "; did you mean '" + Best + "'?" : "");
+      continue;
+    }
+    Any = true;
+    Explainer E(Comp.getSourceMgr(), R, OS);
+    E.Seen.insert(Knob.str());
+    OS << Knob << " = " << RV->V.str() << " in cell conc=" << Conc
+       << " of recipe '" << R.Name << "'\n";
+    if (C->ServerFrom)
+      OS << "  the server of cell conc=" << Conc << " is cell conc="
+         << *C->ServerRoot << "'s verbatim; the client keeps conc=" << Conc
+         << "\n";
+    OS << "  from " << E.origin(*RV) << "\n";
+    if (RV->From && RV->From->ValueExpr)
+      OS << "  formula: " << Explainer::text(RV->From->ValueExpr->getRange())
+         << "\n";
+    if (!RV->Deps.empty()) {
+      OS << "  operands:\n";
+      E.operands(*C, *RV, 2);
+    }
+    OS << "  shadowed in this cell:\n";
+    unsigned Shadowed = 0;
+    int64_t Source = RV->ServerFrom ? *RV->ServerFrom : Conc;
+    for (const Assignment *A : R.assignmentsTo(Knob)) {
+      if (A == RV->From)
+        continue;
+      bool Applies = true;
+      if (A->L == Level::Band)
+        Applies = std::find(A->Band->Concs.begin(), A->Band->Concs.end(),
+                            Source) != A->Band->Concs.end();
+      if (A->L == Level::AtConc)
+        Applies = std::find(A->At->Concs.begin(), A->At->Concs.end(),
+                            Source) != A->At->Concs.end();
+      if (!Applies)
+        continue;
+      ++Shadowed;
+      OS << "    " << A->describeSite() << ", " << E.where(A->Range) << " ["
+         << getSpelling(A->L) << "]";
+      if (A->ValueExpr)
+        OS << ": " << Explainer::text(A->ValueExpr->getRange());
+      else if (A->Literal)
+        OS << ": " << A->Literal->str();
+      OS << "\n";
+    }
+    if (!Shadowed)
+      OS << "    none\n";
+  }
+  return Any;
+}

@@ -1,0 +1,329 @@
+//===- SemaChecks.cpp - Checks, constraints, layouts, renderings ---------===//
+//
+// What is evaluated once a cell's values are resolved: knob `where`
+// constraints, `check` statements (a failure names the cell and shows the
+// operands' values), GPU and node counting per topology (domain.md §4) with
+// the layout and served-name checks, the engine's render conditions and
+// `emit` blocks, pre-flight actions, and finally the assignments that took
+// effect in no cell.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+using namespace arecipe;
+using namespace arecipe::sema;
+
+static bool isLiteral(const ast::Expr *E) {
+  switch (E->getKind()) {
+  case ast::NodeKind::IntegerLiteral:
+  case ast::NodeKind::FloatLiteral:
+  case ast::NodeKind::QuantityLiteral:
+  case ast::NodeKind::BoolLiteral:
+  case ast::NodeKind::NoneLiteral:
+  case ast::NodeKind::StringLiteral:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void SemaImpl::explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
+                              DiagnosticBuilder &B) {
+  bool Was = Silent;
+  Silent = true;
+  // Descend to the operand that made the condition false.
+  while (true) {
+    if (auto *Bin = llvm::dyn_cast<ast::BinaryExpr>(Cond)) {
+      if (Bin->getOp() == ast::BinaryOp::And) {
+        std::optional<Value> L = eval(Bin->getLHS(), Ctx);
+        Cond = L && L->kind() == ValueKind::Bool && !L->getBool()
+                   ? Bin->getLHS()
+                   : Bin->getRHS();
+        continue;
+      }
+    }
+    break;
+  }
+  std::vector<const ast::Expr *> Operands;
+  auto *Bin = llvm::dyn_cast<ast::BinaryExpr>(Cond);
+  if (Bin && ast::isComparison(Bin->getOp())) {
+    Operands = {Bin->getLHS(), Bin->getRHS()};
+  } else if (Bin && Bin->getOp() == ast::BinaryOp::Or) {
+    Operands = {Bin->getLHS(), Bin->getRHS()};
+  } else {
+    Operands = {Cond};
+  }
+  std::vector<std::tuple<llvm::SMRange, std::string, std::string>> Notes;
+  std::function<void(const ast::Expr *)> Add = [&](const ast::Expr *E) {
+    if (isLiteral(E))
+      return;
+    if (auto *Inner = llvm::dyn_cast<ast::BinaryExpr>(E))
+      if (Inner->getOp() == ast::BinaryOp::Or ||
+          Inner->getOp() == ast::BinaryOp::And) {
+        Add(Inner->getLHS());
+        Add(Inner->getRHS());
+        return;
+      }
+    std::optional<Value> V = eval(E, Ctx);
+    if (V)
+      Notes.emplace_back(E->getRange(), sourceText(E->getRange()).str(),
+                         V->str());
+    if (auto *Cmp = llvm::dyn_cast<ast::BinaryExpr>(E)) {
+      if (!isLiteral(Cmp->getLHS()) && !llvm::isa<ast::NameExpr>(Cmp->getLHS()))
+        return;
+      for (const ast::Expr *Side : {Cmp->getLHS(), Cmp->getRHS()})
+        if (llvm::isa<ast::NameExpr>(Side) || llvm::isa<ast::MemberExpr>(Side)) {
+          std::optional<Value> SV = eval(Side, Ctx);
+          if (SV)
+            Notes.emplace_back(Side->getRange(),
+                               sourceText(Side->getRange()).str(), SV->str());
+        }
+    }
+  };
+  for (const ast::Expr *E : Operands)
+    Add(E);
+  Silent = Was;
+  for (auto &[Range, Text, Val] : Notes)
+    B.note(Range.Start, DiagID::note_operand_value) << Text << Val << Range;
+}
+
+static bool inScope(const BandInfo *Band, const AtConcInfo *At, int64_t C) {
+  if (Band)
+    return std::find(Band->Concs.begin(), Band->Concs.end(), C) !=
+           Band->Concs.end();
+  if (At)
+    return std::find(At->Concs.begin(), At->Concs.end(), C) != At->Concs.end();
+  return true;
+}
+
+void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
+  auto Run = [&](const ast::Expr *Cond, const ast::StringLiteral *Message,
+                 Module *M) {
+    EvalCtx Ctx;
+    Ctx.M = M;
+    Ctx.Cell = &CS;
+    Ctx.Recipe = &R;
+    Ctx.What = "a check";
+    std::optional<bool> Ok = evalBool(Cond, Ctx, "a check condition");
+    if (!Ok || *Ok)
+      return;
+    std::optional<Value> Msg = Message ? eval(Message, Ctx) : std::nullopt;
+    auto B = report(Cond->getRange(), DiagID::err_check_failed);
+    B << CS.C->Conc
+      << (Msg ? Msg->getString() : sourceText(Cond->getRange()).str());
+    explainFailure(Cond, Ctx, B);
+    CS.C->HasErrors = true;
+  };
+  for (const CheckInfo &C : R.Checks)
+    if (inScope(C.Band, C.At, CS.C->Conc))
+      Run(C.Cond, C.Message, C.M);
+  if (R.Out->Engine)
+    for (ast::Stmt *S : R.Out->Engine->Decl->getBody().Stmts)
+      if (auto *C = llvm::dyn_cast<ast::CheckStmt>(S))
+        Run(C->getCondition(), C->getMessage(), R.Out->Engine->Owner);
+
+  // The served model name is what the client asks for on the wire.
+  const ResolvedValue *Served = CS.C->find("served_model_name");
+  const ResolvedValue *Client = CS.C->find("client.model");
+  if (Served && Client && Served->V.kind() == ValueKind::String &&
+      Client->V.kind() == ValueKind::String &&
+      Served->V.getString() != Client->V.getString()) {
+    const ResolvedValue *Blame =
+        Served->From && Served->From->L != Level::Default ? Served : Client;
+    llvm::SMRange Where = Blame->From ? Blame->From->Range : R.Out->NameRange;
+    if (!Where.isValid())
+      Where = R.Out->NameRange;
+    report(Where, DiagID::err_served_name_mismatch)
+        << Served->V.getString() << Client->V.getString() << CS.C->Conc;
+    CS.C->HasErrors = true;
+  }
+}
+
+void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
+  if (!R.Out->Engine || CS.C->ServerRoot)
+    return;
+  for (const KnobInfo &K : R.Out->Engine->Knobs) {
+    const ast::Expr *Constraint = K.Stmt->getConstraint();
+    const ResolvedValue *RV = CS.C->find(K.Name);
+    if (!Constraint || !RV)
+      continue;
+    EvalCtx Ctx;
+    Ctx.M = R.Out->Engine->Owner;
+    Ctx.Cell = &CS;
+    Ctx.Recipe = &R;
+    Ctx.What = "a constraint";
+    std::optional<bool> Ok = evalBool(Constraint, Ctx, "a constraint");
+    if (!Ok || *Ok)
+      continue;
+    llvm::SMRange Where = K.Stmt->getName().Range;
+    if (RV->From && RV->From->ValueExpr && RV->From->L != Level::Default)
+      Where = RV->From->ValueExpr->getRange();
+    else if (RV->From && RV->From->L == Level::CommandLine)
+      Where = RV->From->Range;
+    auto B = report(Where, DiagID::err_constraint_failed);
+    B << K.Name << RV->V.str() << CS.C->Conc;
+    B.note(Constraint->getLoc(), DiagID::note_constraint_here)
+        << Constraint->getRange();
+    explainFailure(Constraint, Ctx, B);
+    CS.C->HasErrors = true;
+  }
+}
+
+void SemaImpl::countGpus(RecipeState &R, CellState &CS) {
+  Cell &C = *CS.C;
+  const ResolvedValue *Topo = C.find("topology");
+  if (!Topo || Topo->V.kind() != ValueKind::Record || !R.Out->Hardware)
+    return;
+  int64_t PerServer = cellGpusPerServer(CS, R.Out->NameRange);
+  std::optional<Value> PerNodeV =
+      entityField(*R.Out->Hardware, "gpus_per_node", R.Out->NameRange);
+  if (PerServer <= 0 || !PerNodeV || PerNodeV->getInt() <= 0)
+    return;
+  int64_t PerNode = PerNodeV->getInt();
+  auto NodesFor = [&](int64_t Gpus) { return (Gpus + PerNode - 1) / PerNode; };
+  const Value &T = Topo->V;
+  if (T.getRecordName() == "aggregated") {
+    int64_t Nodes = T.lookup("nodes")->getInt();
+    C.Gpus = PerServer;
+    C.Nodes = Nodes;
+    if (PerServer > Nodes * PerNode) {
+      const ResolvedValue *TP = C.find("tp");
+      llvm::SMRange Where = R.Out->NameRange;
+      if (TP && TP->From && TP->From->ValueExpr && TP->From->L != Level::Default)
+        Where = TP->From->ValueExpr->getRange();
+      else if (Topo->From && Topo->From->ValueExpr)
+        Where = Topo->From->ValueExpr->getRange();
+      diag(Where, DiagID::err_layout_too_large)
+          << C.Conc << PerServer << R.Out->Hardware->Name << PerNode << Nodes;
+      C.HasErrors = true;
+    }
+    return;
+  }
+  // Disaggregated: prefill servers use tp x pp each, decode servers tp.
+  int64_t Prefill = T.lookup("prefill")->getInt();
+  int64_t Decode = T.lookup("decode")->getInt();
+  int64_t TP = 1;
+  if (const ResolvedValue *V = C.find("tp"))
+    if (V->V.kind() == ValueKind::Int)
+      TP = V->V.getInt();
+  C.Gpus = Prefill * PerServer + Decode * TP;
+  C.Nodes = Prefill * NodesFor(PerServer) + Decode * NodesFor(TP);
+}
+
+void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
+  const EntityInfo *Engine = R.Out->Engine;
+  if (!Engine)
+    return;
+  EvalCtx Ctx;
+  Ctx.M = Engine->Owner;
+  Ctx.Cell = &CS;
+  Ctx.Recipe = &R;
+  Ctx.What = "a rendering";
+  for (ast::Stmt *S : Engine->Decl->getBody().Stmts) {
+    if (auto *K = llvm::dyn_cast<ast::KnobStmt>(S)) {
+      const KnobInfo *Info = Engine->findKnob(K->getName().Name);
+      const ResolvedValue *RV = CS.C->find(K->getName().Name);
+      if (!Info || Info->Stmt != K || !RV)
+        continue;
+      for (const RenderInfo &RI : Info->Renders) {
+        if (RI.Cond) {
+          std::optional<bool> On = evalBool(RI.Cond, Ctx, "a render condition");
+          if (!On || !*On)
+            continue;
+        }
+        if (RV->V.isNone())
+          continue;
+        if (RI.K == RenderInfo::Switch &&
+            !(RV->V.kind() == ValueKind::Bool && RV->V.getBool()))
+          continue;
+        Rendering Out;
+        Out.K = static_cast<Rendering::Kind>(RI.K);
+        Out.Target = RI.Target;
+        Out.Key = RI.Key;
+        Out.V = RV->V;
+        Out.Knob = Info->Name;
+        CS.C->Renderings.push_back(std::move(Out));
+      }
+      continue;
+    }
+    auto *Emit = llvm::dyn_cast<ast::EmitStmt>(S);
+    if (!Emit)
+      continue;
+    std::optional<bool> On = evalBool(Emit->getCondition(), Ctx, "an 'emit' condition");
+    if (!On || !*On)
+      continue;
+    for (ast::Stmt *Item : Emit->getBody().Stmts) {
+      Rendering Out;
+      if (auto *F = llvm::dyn_cast<ast::FlagStmt>(Item)) {
+        Out.K = Rendering::Flag;
+        Out.Target = F->getFlag()->getPlainValue().str();
+        if (F->getValue()) {
+          std::optional<Value> V = eval(F->getValue(), Ctx);
+          if (!V)
+            continue;
+          Out.V = *V;
+        }
+      } else if (auto *Sw = llvm::dyn_cast<ast::SwitchStmt>(Item)) {
+        Out.K = Rendering::Switch;
+        Out.Target = Sw->getFlag()->getPlainValue().str();
+      } else if (auto *A = llvm::dyn_cast<ast::AssignStmt>(Item);
+                 A && A->getPath().size() == 2 &&
+                 A->getPath()[0].Name == "env") {
+        Out.K = Rendering::Env;
+        Out.Target = A->getPath()[1].Name.str();
+        std::optional<Value> V = eval(A->getValue(), Ctx);
+        if (!V)
+          continue;
+        Out.V = *V;
+      } else {
+        diag(Item->getRange(), DiagID::err_not_allowed_here)
+            << "this statement" << "an 'emit' block";
+        continue;
+      }
+      CS.C->Renderings.push_back(std::move(Out));
+    }
+  }
+}
+
+void SemaImpl::evaluatePreflights(RecipeState &R, CellState &CS) {
+  int64_t Conc = CS.C->Conc;
+  EvalCtx Ctx;
+  Ctx.M = R.M;
+  Ctx.Cell = &CS;
+  Ctx.Recipe = &R;
+  Ctx.What = "a pre-flight action";
+  for (int Pass = 0; Pass < 3; ++Pass)
+    for (const PreflightInfo &P : R.Preflights) {
+      int Which = P.Band ? 1 : P.At ? 2 : 0;
+      if (Which != Pass || !inScope(P.Band, P.At, Conc))
+        continue;
+      if (std::optional<PreflightAction> A = evalPreflight(*P.Stmt, Ctx))
+        CS.C->Preflight.push_back(std::move(*A));
+    }
+}
+
+void SemaImpl::reportDeadAssignments(RecipeState &R) {
+  for (const auto &A : R.Out->Assignments) {
+    if (A->L != Level::Recipe && A->L != Level::Band && A->L != Level::AtConc)
+      continue;
+    if (A->Name == "server" || !A->EffectiveIn.empty())
+      continue;
+    if ((A->Band && A->Band->Concs.empty()) || (A->At && A->At->Concs.empty()))
+      continue;
+    if (A->ShadowedBy) {
+      auto B = diag(A->NameRange, DiagID::warn_dead_assignment);
+      B << A->Name;
+      if (A->ShadowedBy->Range.isValid())
+        B.note(A->ShadowedBy->Range.Start, DiagID::note_shadowed_by)
+            << A->ShadowedBy->describeSite() << A->ShadowedBy->Range;
+    } else if (A->ShadowedInServerOf) {
+      auto B = diag(A->NameRange, DiagID::warn_dead_assignment);
+      B << A->Name;
+      const Assignment *S = R.ServerAssign[A->ShadowedInServerOf];
+      if (S)
+        B.note(S->Range.Start, DiagID::note_shadowed_by_server)
+            << S->Literal->getServerConc() << S->Range;
+    }
+  }
+}

@@ -1,0 +1,264 @@
+//===- SemaImpl.h - The semantic analyzer's internal state -----*- C++ -*-===//
+//
+// Private to lib/Sema. One SemaImpl analyzes a main file and its imports.
+// Its member functions are split by topic, Clang style:
+//   SemaModules.cpp  imports, scopes, duplicate declarations, name lookup
+//   SemaDecl.cpp     entities (hardware, model, engine), knobs, types
+//   SemaExpr.cpp     the evaluator (exact values, units, operators)
+//   SemaBuiltins.cpp built-in functions, constructors, dram_budget
+//   SemaRecipe.cpp   a recipe's statements, levels, bands, `at conc`
+//   SemaCells.cpp    per-cell resolution, late binding, cycles, cell(N)
+//   SemaChecks.cpp   checks, constraints, layouts, renderings, dead code
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_LIB_SEMA_SEMAIMPL_H
+#define ARECIPE_LIB_SEMA_SEMAIMPL_H
+
+#include "arecipe/AST/ASTContext.h"
+#include "arecipe/AST/Decl.h"
+#include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Sema/Sema.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+namespace arecipe::sema {
+
+struct ConstantInfo {
+  const ast::LetDecl *Decl = nullptr;
+  Module *Owner = nullptr;
+  std::optional<Value> V;
+  bool Evaluated = false;
+  bool Evaluating = false;
+};
+
+/// What a name in a file's scope denotes.
+struct Symbol {
+  enum Kind : uint8_t { Entity, Enum, Constant, Alias };
+  Kind K = Constant;
+  EntityInfo *Ent = nullptr;
+  EnumInfo *En = nullptr;
+  ConstantInfo *Const = nullptr;
+  Module *Target = nullptr; ///< For Alias.
+  Module *Owner = nullptr;
+  llvm::SMRange NameRange;
+};
+
+struct Module {
+  std::string Name; ///< The SourceMgr buffer identifier.
+  std::string RealPath;
+  unsigned BufferID = 0;
+  ast::File *AST = nullptr;
+  llvm::StringMap<Symbol> Own;  ///< Declared in this file.
+  std::vector<Module *> Unqualified;
+  llvm::StringMap<Module *> Aliases;
+  std::vector<EnumInfo *> VisibleEnums; ///< Own and unqualified imports'.
+  bool Loading = false;
+};
+
+/// How a name of a recipe's cell scope is declared.
+struct CellName {
+  enum Kind : uint8_t { Field, Knob, Let, OpenMap };
+  Kind K = Field;
+  Type Ty;
+  bool ServerSide = true;
+  bool PerCell = true; ///< False: recipe body only (engine, model, ...).
+  const KnobInfo *KnobDecl = nullptr;
+  const Assignment *LetDecl = nullptr;
+};
+
+struct CheckInfo {
+  const ast::Expr *Cond = nullptr;
+  const ast::StringLiteral *Message = nullptr;
+  Module *M = nullptr;
+  const BandInfo *Band = nullptr;
+  const AtConcInfo *At = nullptr;
+};
+
+struct PreflightInfo {
+  const ast::PreflightStmt *Stmt = nullptr;
+  const BandInfo *Band = nullptr;
+  const AtConcInfo *At = nullptr;
+};
+
+struct RecipeState;
+
+/// Per-cell evaluation state.
+struct CellState {
+  Cell *C = nullptr;
+  RecipeState *R = nullptr;
+  std::vector<std::string> Stack; ///< Names being evaluated (cycles).
+  std::vector<const Assignment *> StackFrom;
+  std::set<std::string> Failed;
+  bool Resolved = false;
+};
+
+struct RecipeState {
+  RecipeCells *Out = nullptr;
+  EntityInfo *Recipe = nullptr;
+  Module *M = nullptr;
+  std::map<std::string, CellName> Names;
+  std::map<std::string, std::vector<Assignment *>> ByName;
+  std::vector<CheckInfo> Checks;
+  std::vector<PreflightInfo> Preflights;
+  const Assignment *ConcurrencyAssign = nullptr;
+  std::map<int64_t, CellState> Cells;
+  std::map<int64_t, const Assignment *> ServerAssign; ///< By client cell.
+  std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
+  bool HasBands = false;
+};
+
+/// Where an expression is evaluated.
+struct EvalCtx {
+  Module *M = nullptr;
+  CellState *Cell = nullptr;       ///< Null: a constant context.
+  RecipeState *Recipe = nullptr;   ///< Its names are not constants.
+  std::optional<int64_t> Conc;     ///< Bound `conc` without a cell (bands).
+  llvm::StringRef What;            ///< "a file-level constant", ...
+  const Type *Expected = nullptr;  ///< Resolves bare enum members.
+  std::vector<std::string> *Deps = nullptr;
+};
+
+class SemaImpl {
+public:
+  SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
+           ast::ASTContext &Ctx, SemaOptions Opts);
+
+  bool run(unsigned MainBufferID, ast::File *MainFile);
+
+  llvm::SourceMgr &SM;
+  DiagnosticEngine &Diags;
+  ast::ASTContext &Ctx;
+  SemaOptions Opts;
+  std::vector<std::unique_ptr<RecipeCells>> Recipes;
+
+  // Diagnostics ------------------------------------------------------------
+  /// Reports unless this (location, id) was reported already: errors in
+  /// formulas recur in every cell and are shown once.
+  /// Silenced and repeated diagnostics go to Sink, which has no consumer.
+  DiagnosticBuilder diag(llvm::SMRange R, DiagID ID);
+  DiagnosticBuilder diag(llvm::SMLoc L, DiagID ID);
+  /// Reports every time (per-cell facts such as a failed check), unless
+  /// silenced.
+  DiagnosticBuilder report(llvm::SMRange R, DiagID ID);
+  bool Silent = false;
+  std::unique_ptr<DiagnosticEngine> Sink;
+  std::set<std::pair<const char *, unsigned>> Reported;
+  std::string cellSuffix(const EvalCtx &E) const;
+  llvm::StringRef sourceText(llvm::SMRange R) const;
+  std::string location(llvm::SMLoc L) const; ///< "file:line:col".
+
+  // Modules (SemaModules.cpp) ---------------------------------------------
+  Module *loadModule(unsigned BufferID, ast::File *F, llvm::StringRef Path);
+  Module *importModule(Module &From, const ast::ImportDecl &Imp);
+  void buildScope(Module &M);
+  void declare(Module &M, llvm::StringRef Name, Symbol S);
+  /// The symbol Name denotes in M (own, then unqualified imports, then
+  /// aliases), or null.
+  const Symbol *lookupSymbol(Module &M, llvm::StringRef Name);
+  /// Enums visible in M (and built-in enums) that have member Name.
+  std::vector<const EnumInfo *> enumsWithMember(Module &M, llvm::StringRef Name);
+  std::vector<std::unique_ptr<Module>> Modules;
+  std::vector<Module *> LoadStack;
+  std::vector<std::unique_ptr<EntityInfo>> Entities;
+  std::vector<std::unique_ptr<EnumInfo>> Enums;
+  std::vector<std::unique_ptr<ConstantInfo>> Constants;
+  std::vector<std::unique_ptr<EnumInfo>> BuiltinEnums;
+  const EnumInfo *builtinEnum(llvm::StringRef Name) const;
+  void createBuiltinEnums();
+
+  // Declarations (SemaDecl.cpp) -------------------------------------------
+  void declareEngineKnobs(EntityInfo &E);
+  std::optional<Type> resolveType(Module &M, const ast::TypeRef &T);
+  bool evaluateEntityFields(EntityInfo &E);
+  std::optional<Value> entityField(const EntityInfo &E, llvm::StringRef Field,
+                                   llvm::SMRange Loc);
+  std::optional<Value> constantValue(ConstantInfo &C, llvm::SMRange Use);
+
+  // Expressions (SemaExpr.cpp) --------------------------------------------
+  std::optional<Value> eval(const ast::Expr *E, const EvalCtx &Ctx);
+  std::optional<Value> evalName(const ast::NameExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> evalBinary(const ast::BinaryExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> evalMember(const ast::MemberExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> evalIndex(const ast::IndexExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> evalConvert(const ast::ConvertExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> evalString(const ast::StringLiteral *E, const EvalCtx &Ctx);
+  std::optional<Value> evalList(const ast::ListExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> evalMap(const ast::MapExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> arith(ast::BinaryOp Op, const Value &L, const Value &R,
+                             const ast::BinaryExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> compare(ast::BinaryOp Op, const Value &L,
+                               const Value &R, const ast::BinaryExpr *E,
+                               const EvalCtx &Ctx);
+  std::optional<bool> evalBool(const ast::Expr *E, const EvalCtx &Ctx,
+                               llvm::StringRef What);
+  std::optional<int64_t> evalInt(const ast::Expr *E, const EvalCtx &Ctx,
+                                 llvm::StringRef What);
+  void reportNumericError(NumericError Err, llvm::SMRange R,
+                          llvm::StringRef OpText, const Value &L,
+                          const Value &Rv, const EvalCtx &Ctx);
+  std::string suggest(llvm::StringRef Name,
+                      const std::vector<std::string> &Candidates) const;
+  std::vector<std::string> namesVisible(const EvalCtx &Ctx);
+
+  // Built-ins (SemaBuiltins.cpp) ------------------------------------------
+  std::optional<Value> evalCall(const ast::CallExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> dramBudget(const Value &U, const ast::CallExpr *E,
+                                  const EvalCtx &Ctx);
+  bool isBuiltinFunction(llvm::StringRef Name) const;
+  std::optional<std::vector<std::pair<std::string, Value>>>
+  bindArguments(llvm::StringRef Callee, llvm::ArrayRef<ast::Argument> Args,
+                llvm::SMRange CallRange, const EvalCtx &Ctx);
+  std::optional<PreflightAction> evalPreflight(const ast::PreflightStmt &P,
+                                               const EvalCtx &Ctx);
+
+  // Recipes (SemaRecipe.cpp) ----------------------------------------------
+  void analyzeRecipe(EntityInfo &Recipe);
+  void declareRecipeNames(RecipeState &R);
+  void collectStatements(RecipeState &R, llvm::ArrayRef<ast::Stmt *> Stmts,
+                         Level L, const BandInfo *Band, AtConcInfo *At,
+                         llvm::StringRef Prefix);
+  void addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
+                     const BandInfo *Band, AtConcInfo *At,
+                     llvm::StringRef Prefix);
+  bool checkAssignable(RecipeState &R, llvm::StringRef Name,
+                       llvm::SMRange NameRange, Level L);
+  void evaluateRecipeHeader(RecipeState &R);
+  void matchBands(RecipeState &R);
+  void matchAts(RecipeState &R);
+  void linkServerCells(RecipeState &R);
+  void applySets(RecipeState &R);
+  std::optional<Value> parseSetValue(llvm::StringRef Text, const Type &T);
+  unsigned SetBuffer = 0; ///< "<command line>": the --set options.
+
+  // Cells (SemaCells.cpp) -------------------------------------------------
+  void resolveCell(RecipeState &R, CellState &CS);
+  std::optional<Value> resolveName(CellState &CS, llvm::StringRef Name,
+                                   llvm::SMRange Use,
+                                   std::vector<std::string> *Deps);
+  bool applies(const Assignment &A, int64_t Conc) const;
+  void reportConflicts(RecipeState &R, CellState &CS);
+  int64_t cellGpusPerServer(CellState &CS, llvm::SMRange Use);
+
+  // Checks and renderings (SemaChecks.cpp) ---------------------------------
+  void runChecks(RecipeState &R, CellState &CS);
+  void checkConstraints(RecipeState &R, CellState &CS);
+  void countGpus(RecipeState &R, CellState &CS);
+  void evaluateRenderings(RecipeState &R, CellState &CS);
+  void evaluatePreflights(RecipeState &R, CellState &CS);
+  void reportDeadAssignments(RecipeState &R);
+  void explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
+                      DiagnosticBuilder &B);
+};
+
+/// Edit distance for "did you mean".
+unsigned editDistance(llvm::StringRef A, llvm::StringRef B);
+
+} // namespace arecipe::sema
+
+#endif // ARECIPE_LIB_SEMA_SEMAIMPL_H

@@ -1,0 +1,375 @@
+//===- SemaModules.cpp - Imports, scopes and name lookup -----------------===//
+//
+// Finding imported files (relative, -I, the std root), loading each once,
+// diagnosing import cycles, building each file's scope with duplicate
+// declarations diagnosed, and looking names up in it. Imports are not
+// transitive: a file sees its own declarations and those of the files it
+// imports directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "arecipe/Parse/Parser.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace arecipe;
+using namespace arecipe::sema;
+
+SemaImpl::SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
+                   ast::ASTContext &Ctx, SemaOptions Opts)
+    : SM(SM), Diags(Diags), Ctx(Ctx), Opts(std::move(Opts)) {
+  Sink = std::make_unique<DiagnosticEngine>(SM, nullptr);
+  Sink->setErrorLimit(0);
+  createBuiltinEnums();
+}
+
+DiagnosticBuilder SemaImpl::diag(llvm::SMRange R, DiagID ID) {
+  if (Silent)
+    return Sink->report(R, ID);
+  bool Fresh = Reported.insert({R.Start.getPointer(), unsigned(ID)}).second;
+  if (!Fresh)
+    return Sink->report(R, ID);
+  return Diags.report(R, ID);
+}
+
+DiagnosticBuilder SemaImpl::report(llvm::SMRange R, DiagID ID) {
+  if (Silent)
+    return Sink->report(R, ID);
+  return Diags.report(R, ID);
+}
+
+DiagnosticBuilder SemaImpl::diag(llvm::SMLoc L, DiagID ID) {
+  return diag(llvm::SMRange(L, L), ID);
+}
+
+std::string SemaImpl::cellSuffix(const EvalCtx &E) const {
+  if (E.Cell)
+    return " in cell conc=" + std::to_string(E.Cell->C->Conc);
+  if (E.Conc)
+    return " for conc=" + std::to_string(*E.Conc);
+  return "";
+}
+
+llvm::StringRef SemaImpl::sourceText(llvm::SMRange R) const {
+  if (!R.isValid())
+    return {};
+  return llvm::StringRef(R.Start.getPointer(),
+                         R.End.getPointer() - R.Start.getPointer());
+}
+
+std::string SemaImpl::location(llvm::SMLoc L) const {
+  if (!L.isValid())
+    return "<built-in>";
+  unsigned ID = SM.FindBufferContainingLoc(L);
+  if (!ID)
+    return "<unknown>";
+  auto [Line, Col] = SM.getLineAndColumn(L, ID);
+  return SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
+         std::to_string(Line) + ":" + std::to_string(Col);
+}
+
+void SemaImpl::createBuiltinEnums() {
+  auto Add = [&](const char *Name, std::vector<std::string> Members) {
+    auto E = std::make_unique<EnumInfo>();
+    E->Name = Name;
+    E->Members = std::move(Members);
+    BuiltinEnums.push_back(std::move(E));
+  };
+  Add("precision", {"fp4", "fp8", "bf16"});
+  Add("mode", {"bench", "eval"});
+  Add("router_policy", {"random", "round_robin", "dp_sticky", "cache_aware",
+                        "power_of_two", "prefix_hash"});
+  Add("on_mismatch", {"warn", "fail"});
+  Add("node_scope", {"all_nodes", "rank0"});
+  Add("cache_scope", {"node_user_image"});
+}
+
+const EnumInfo *SemaImpl::builtinEnum(llvm::StringRef Name) const {
+  for (const auto &E : BuiltinEnums)
+    if (E->Name == Name)
+      return E.get();
+  return nullptr;
+}
+
+static std::string displayJoin(llvm::StringRef Dir, llvm::StringRef File) {
+  llvm::SmallString<256> P(Dir);
+  llvm::sys::path::append(P, File);
+  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P.str());
+}
+
+static std::string realPath(llvm::StringRef Path) {
+  llvm::SmallString<256> Real;
+  if (llvm::sys::fs::real_path(Path, Real))
+    return Path.str();
+  return std::string(Real.str());
+}
+
+Module *SemaImpl::loadModule(unsigned BufferID, ast::File *F,
+                             llvm::StringRef Path) {
+  auto Owned = std::make_unique<Module>();
+  Module &M = *Owned;
+  Modules.push_back(std::move(Owned));
+  M.Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier().str();
+  M.RealPath = realPath(Path);
+  M.BufferID = BufferID;
+  M.AST = F;
+  if (!F)
+    return &M;
+
+  for (ast::Decl *D : F->getDecls()) {
+    if (auto *E = llvm::dyn_cast<ast::EntityDecl>(D)) {
+      auto Info = std::make_unique<EntityInfo>();
+      Info->K = static_cast<EntityInfo::Kind>(E->getEntityKind());
+      Info->Name = E->getName().Name.str();
+      Info->Decl = E;
+      Info->Owner = &M;
+      Symbol S;
+      S.K = Symbol::Entity;
+      S.Ent = Info.get();
+      S.NameRange = E->getName().Range;
+      Entities.push_back(std::move(Info));
+      declare(M, E->getName().Name, S);
+    } else if (auto *E = llvm::dyn_cast<ast::EnumDecl>(D)) {
+      auto Info = std::make_unique<EnumInfo>();
+      Info->Name = E->getName().Name.str();
+      Info->Loc = E->getName().Range;
+      for (const ast::Identifier &Mem : E->getMembers()) {
+        if (Info->hasMember(Mem.Name)) {
+          diag(Mem.Range, DiagID::err_redefinition) << Mem.Name;
+          Diags.report(Info->Loc, DiagID::note_previous_definition)
+              << Info->Name;
+          continue;
+        }
+        Info->Members.push_back(Mem.Name.str());
+      }
+      Symbol S;
+      S.K = Symbol::Enum;
+      S.En = Info.get();
+      S.NameRange = E->getName().Range;
+      M.VisibleEnums.push_back(Info.get());
+      Enums.push_back(std::move(Info));
+      declare(M, E->getName().Name, S);
+    } else if (auto *L = llvm::dyn_cast<ast::LetDecl>(D)) {
+      auto Info = std::make_unique<ConstantInfo>();
+      Info->Decl = L;
+      Info->Owner = &M;
+      Symbol S;
+      S.K = Symbol::Constant;
+      S.Const = Info.get();
+      S.NameRange = L->getName().Range;
+      Constants.push_back(std::move(Info));
+      declare(M, L->getName().Name, S);
+    }
+  }
+
+  M.Loading = true;
+  LoadStack.push_back(&M);
+  for (ast::ImportDecl *Imp : F->getImports()) {
+    Module *Target = importModule(M, *Imp);
+    if (!Target)
+      continue;
+    if (!Imp->getAlias().empty()) {
+      Symbol S;
+      S.K = Symbol::Alias;
+      S.Target = Target;
+      S.NameRange = Imp->getAlias().Range;
+      declare(M, Imp->getAlias().Name, S);
+      continue;
+    }
+    if (std::find(M.Unqualified.begin(), M.Unqualified.end(), Target) !=
+        M.Unqualified.end())
+      continue;
+    // Two declarations of one name visible in this file: the importer's own
+    // or an earlier import's come first.
+    for (auto &Entry : Target->Own) {
+      if (Entry.second.K == Symbol::Alias)
+        continue;
+      const Symbol *Prev = lookupSymbol(M, Entry.first());
+      if (Prev && !(Prev->Owner == Target)) {
+        diag(Imp->getRange(), DiagID::err_redefinition) << Entry.first();
+        Diags.report(Prev->NameRange, DiagID::note_previous_definition)
+            << Entry.first();
+      }
+    }
+    M.Unqualified.push_back(Target);
+    for (auto &Entry : Target->Own)
+      if (Entry.second.K == Symbol::Enum)
+        M.VisibleEnums.push_back(Entry.second.En);
+  }
+  LoadStack.pop_back();
+  M.Loading = false;
+  return &M;
+}
+
+void SemaImpl::declare(Module &M, llvm::StringRef Name, Symbol S) {
+  S.Owner = &M;
+  auto [It, Inserted] = M.Own.try_emplace(Name, S);
+  if (!Inserted) {
+    diag(S.NameRange, DiagID::err_redefinition) << Name;
+    Diags.report(It->second.NameRange, DiagID::note_previous_definition)
+        << Name;
+  }
+}
+
+Module *SemaImpl::importModule(Module &From, const ast::ImportDecl &Imp) {
+  llvm::StringRef Target = Imp.getTarget()->getPlainValue();
+  std::string File = Target.str() + ".arecipe";
+
+  // Candidates in search order, each with its display name.
+  std::vector<std::pair<std::string, std::string>> Candidates;
+  {
+    llvm::StringRef Dir = llvm::sys::path::parent_path(From.RealPath);
+    llvm::StringRef DisplayDir = llvm::sys::path::parent_path(From.Name);
+    Candidates.emplace_back(displayJoin(Dir, File),
+                            displayJoin(DisplayDir, File));
+  }
+  for (const std::string &Dir : Opts.IncludeDirs)
+    Candidates.emplace_back(displayJoin(Dir, File), displayJoin(Dir, File));
+  if (!Opts.StdRoot.empty())
+    Candidates.emplace_back(displayJoin(Opts.StdRoot, File), File);
+
+  for (const auto &[Path, Display] : Candidates) {
+    if (!llvm::sys::fs::is_regular_file(Path))
+      continue;
+    std::string Real = realPath(Path);
+    for (const auto &Loaded : Modules) {
+      if (Loaded->RealPath != Real)
+        continue;
+      if (Loaded->Loading) {
+        std::string Cycle;
+        auto It = std::find(LoadStack.begin(), LoadStack.end(), Loaded.get());
+        for (; It != LoadStack.end(); ++It)
+          Cycle += (*It)->Name + " -> ";
+        Cycle += Loaded->Name;
+        diag(Imp.getTarget()->getRange(), DiagID::err_import_cycle) << Cycle;
+        return nullptr;
+      }
+      return Loaded.get();
+    }
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+        llvm::MemoryBuffer::getFile(Path);
+    if (!Buf) {
+      Diags.report(Imp.getTarget()->getRange(), DiagID::err_cannot_open_file)
+          << Display << Buf.getError().message();
+      return nullptr;
+    }
+    unsigned ID = SM.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy((*Buf)->getBuffer(), Display),
+        Imp.getTarget()->getLoc());
+    ast::File *F = parse::parseFile(SM, ID, Diags, Ctx);
+    return loadModule(ID, F, Path);
+  }
+  diag(Imp.getTarget()->getRange(), DiagID::err_import_not_found) << Target;
+  return nullptr;
+}
+
+const Symbol *SemaImpl::lookupSymbol(Module &M, llvm::StringRef Name) {
+  auto It = M.Own.find(Name);
+  if (It != M.Own.end())
+    return &It->second;
+  for (Module *I : M.Unqualified) {
+    auto J = I->Own.find(Name);
+    if (J != I->Own.end() && J->second.K != Symbol::Alias)
+      return &J->second;
+  }
+  return nullptr;
+}
+
+std::vector<const EnumInfo *> SemaImpl::enumsWithMember(Module &M,
+                                                        llvm::StringRef Name) {
+  std::vector<const EnumInfo *> Out;
+  for (const EnumInfo *E : M.VisibleEnums)
+    if (E->hasMember(Name))
+      Out.push_back(E);
+  if (Out.empty())
+    for (const auto &E : BuiltinEnums)
+      if (E->hasMember(Name))
+        Out.push_back(E.get());
+  return Out;
+}
+
+bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
+  llvm::StringRef Path =
+      SM.getMemoryBuffer(MainBufferID)->getBufferIdentifier();
+  Module *Main = loadModule(MainBufferID, MainFile, Path);
+  // Declarations of every loaded file are checked even when unused, so a
+  // mistake in std/ shows up where it is, not in the first recipe using it.
+  for (const auto &E : Entities)
+    if (E->K != EntityInfo::Recipe)
+      evaluateEntityFields(*E);
+  for (const auto &C : Constants)
+    constantValue(*C, C->Decl->getName().Range);
+  if (Main->AST)
+    for (ast::Decl *D : Main->AST->getDecls())
+      if (auto *E = llvm::dyn_cast<ast::EntityDecl>(D))
+        if (E->getEntityKind() == ast::EntityKind::Recipe)
+          if (const Symbol *S = lookupSymbol(*Main, E->getName().Name))
+            if (S->K == Symbol::Entity && S->Ent->Decl == E)
+              analyzeRecipe(*S->Ent);
+  Sink->flush();
+  return !Diags.hasErrors();
+}
+
+unsigned arecipe::sema::editDistance(llvm::StringRef A, llvm::StringRef B) {
+  return A.edit_distance(B, /*AllowReplacements=*/true);
+}
+
+std::string SemaImpl::suggest(llvm::StringRef Name,
+                              const std::vector<std::string> &Candidates) const {
+  std::string Best;
+  unsigned BestDist = ~0u;
+  for (const std::string &C : Candidates) {
+    if (C == Name)
+      continue;
+    unsigned D = editDistance(Name, C);
+    if (D < BestDist || (D == BestDist && C < Best)) {
+      BestDist = D;
+      Best = C;
+    }
+  }
+  unsigned Limit = std::max<unsigned>(1, (Name.size() + 2) / 3);
+  if (Best.empty() || BestDist > Limit)
+    return "";
+  return Best;
+}
+
+// Compilation --------------------------------------------------------------
+
+Compilation::Compilation(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
+                         ast::ASTContext &Ctx, SemaOptions Opts)
+    : Impl(std::make_unique<SemaImpl>(SM, Diags, Ctx, std::move(Opts))) {}
+
+Compilation::~Compilation() = default;
+
+bool Compilation::run(unsigned MainBufferID, ast::File *MainFile) {
+  return Impl->run(MainBufferID, MainFile);
+}
+
+llvm::ArrayRef<std::unique_ptr<RecipeCells>> Compilation::recipes() const {
+  return Impl->Recipes;
+}
+
+const llvm::SourceMgr &Compilation::getSourceMgr() const { return Impl->SM; }
+
+std::string arecipe::sema::findStdRoot(const char *Argv0, void *MainAddr) {
+  std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, MainAddr);
+  if (!Exe.empty()) {
+    llvm::SmallString<256> Root(llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(Exe)));
+    llvm::sys::path::append(Root, "share", "arecipe");
+    llvm::SmallString<256> Std(Root);
+    llvm::sys::path::append(Std, "std");
+    if (llvm::sys::fs::is_directory(Std))
+      return std::string(Root.str());
+  }
+#ifdef ARECIPE_SOURCE_STD_ROOT
+  if (llvm::sys::fs::is_directory(ARECIPE_SOURCE_STD_ROOT "/std"))
+    return ARECIPE_SOURCE_STD_ROOT;
+#endif
+  return "";
+}
