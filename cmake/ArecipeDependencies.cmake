@@ -55,5 +55,9 @@ if(ARECIPE_BENCH)
   arecipe_require(benchmark_FOUND "Google Benchmark" "libbenchmark-dev")
 endif()
 
+# Debian's interpreter: the python3-* packages the tests use live there.
+if(EXISTS /usr/bin/python3 AND NOT Python3_EXECUTABLE)
+  set(Python3_EXECUTABLE /usr/bin/python3)
+endif()
 find_package(Python3 COMPONENTS Interpreter QUIET)
 arecipe_require(Python3_FOUND "python3 (for lit)" "python3")

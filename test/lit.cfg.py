@@ -11,7 +11,10 @@ config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.arecipe_obj_root, "test")
 
-path = os.pathsep.join([config.arecipe_tools_dir, config.llvm_tools_dir,
+# /usr/bin comes before the rest of PATH so that `python3` in a test is
+# Debian's, which has the python3-* packages scripts/install-deps.sh installs
+# (a pyenv interpreter earlier on PATH would not).
+path = os.pathsep.join([config.arecipe_tools_dir, config.llvm_tools_dir, "/usr/bin",
                         config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.environment["PATH"] = path
 for var in ["HOME", "TMPDIR", "LANG", "LC_ALL"]:
