@@ -228,8 +228,8 @@ bool CellExecution::startProcess(RunningProcess &R) {
     return false;
   }
   R.Probe.emplace(R.Launch.Port, P.HttpEndpoints, P.Ready.RequiresModel, R.Launch.LogPath,
-                  wallFloor(P.Ready.StartupTimeoutS, milliseconds(10000)),
-                  wallFloor(P.Ready.StallTimeoutS, milliseconds(2000)));
+                  wallFloor(P.Ready.StartupTimeoutS, milliseconds(1000)),
+                  wallFloor(P.Ready.StallTimeoutS, milliseconds(1000)));
   Progress.phase("starting " + P.Name);
   return true;
 }
