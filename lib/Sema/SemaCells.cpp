@@ -165,6 +165,9 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
       if (A->L != Level::Default && applies(*A, Conc))
         ByLevel[A->L].push_back(A);
     for (auto &[L, Group] : ByLevel) {
+      // Two bands holding one cell are already an overlap error.
+      if (L == Level::Band && Group.size() > 1 && Group[0]->Band != Group[1]->Band)
+        continue;
       for (size_t N = 1; N < Group.size(); ++N) {
         Assignment *First = Group[0], *Second = Group[N];
         if (!R.ReportedPairs.insert({First, Second}).second)

@@ -23,6 +23,11 @@ static bool isLiteral(const ast::Expr *E) {
   case ast::NodeKind::NoneLiteral:
   case ast::NodeKind::StringLiteral:
     return true;
+  case ast::NodeKind::RangeExpr: {
+    auto *R = llvm::cast<ast::RangeExpr>(E);
+    return isLiteral(R->getLo()) && isLiteral(R->getHi()) &&
+           (!R->getStep() || isLiteral(R->getStep()));
+  }
   default:
     return false;
   }
@@ -307,7 +312,8 @@ void SemaImpl::reportDeadAssignments(RecipeState &R) {
   for (const auto &A : R.Out->Assignments) {
     if (A->L != Level::Recipe && A->L != Level::Band && A->L != Level::AtConc)
       continue;
-    if (A->Name == "server" || !A->EffectiveIn.empty())
+    if (A->Name == "server" || !A->EffectiveIn.empty() ||
+        R.PinnedByServer.count(A.get()))
       continue;
     if ((A->Band && A->Band->Concs.empty()) || (A->At && A->At->Concs.empty()))
       continue;

@@ -250,7 +250,7 @@ std::optional<Value> SemaImpl::constantValue(ConstantInfo &C,
     return C.V;
   if (C.Evaluating) {
     diag(Use, DiagID::err_dependency_cycle)
-        << "" << ("'" + C.Decl->getName().Name.str() + "' refers to itself");
+        << "" << ("'" + C.Decl->getName().Name.str() + "' depends on itself");
     return std::nullopt;
   }
   C.Evaluating = true;

@@ -111,6 +111,8 @@ struct RecipeState {
   std::map<int64_t, const Assignment *> ServerAssign; ///< By client cell.
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
   bool HasBands = false;
+  bool BandsFailed = false; ///< A condition failed: skip coverage checks.
+  std::set<const Assignment *> PinnedByServer; ///< Already diagnosed.
 };
 
 /// Where an expression is evaluated.

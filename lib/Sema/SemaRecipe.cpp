@@ -350,13 +350,15 @@ void SemaImpl::matchBands(RecipeState &R) {
       Ctx.What = "a band condition";
       std::optional<bool> In = evalBool(B->Stmt->getCondition(), Ctx,
                                         "a band condition");
-      if (!In)
+      if (!In) {
+        R.BandsFailed = true;
         break;
+      }
       if (*In)
         B->Concs.push_back(C);
     }
   }
-  if (!R.HasBands)
+  if (!R.HasBands || R.BandsFailed)
     return;
   auto ConcRange = [&](int64_t C) -> llvm::SMRange {
     if (!R.ConcurrencyAssign)
@@ -464,6 +466,7 @@ void SemaImpl::linkServerCells(RecipeState &R) {
     for (const auto &A : Out.Assignments)
       if (A->At == At.get() && A.get() != At->Server &&
           R.Names.count(A->Name) && R.Names[A->Name].ServerSide) {
+        R.PinnedByServer.insert(A.get());
         auto B = diag(A->NameRange, DiagID::err_server_cell_override);
         B << (At->Concs.empty() ? std::string("?")
                                 : std::to_string(At->Concs.front()))
