@@ -1,7 +1,9 @@
 //===- JSONDumper.cpp - `arecipec --emit ast` ----------------------------===//
 //
-// Keys are written in a fixed order by construction (llvm::json::OStream
-// streams, it never sorts or hashes), so output is byte-for-byte stable.
+// Keys are written in a fixed order by construction (the writer streams; it
+// never sorts or hashes), so output is byte-for-byte stable. The writer is
+// our own because llvm/Support/JSON.h does not compile as C++20 with clang
+// 14 and libstdc++ 12 (std::vector of an incomplete json::Value).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,7 +11,7 @@
 
 #include "arecipe/AST/Decl.h"
 
-#include "llvm/Support/JSON.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -19,10 +21,123 @@ using llvm::SMRange;
 
 namespace {
 
+/// A streaming, pretty-printing JSON writer with the shape of
+/// llvm::json::OStream (two-space indent, `[]`/`{}` when empty).
+class JSONWriter {
+public:
+  using Block = llvm::function_ref<void()>;
+
+  explicit JSONWriter(llvm::raw_ostream &OS) : OS(OS) {}
+
+  void object(Block Contents) { container('{', '}', Contents); }
+  void array(Block Contents) { container('[', ']', Contents); }
+
+  void attributeBegin(llvm::StringRef Key) {
+    separate();
+    string(Key);
+    OS << ": ";
+    AfterKey = true;
+  }
+  void attributeEnd() {}
+
+  void value(llvm::StringRef S) {
+    beforeValue();
+    string(S);
+  }
+  void value(int64_t V) {
+    beforeValue();
+    OS << V;
+  }
+  void value(bool B) {
+    beforeValue();
+    OS << (B ? "true" : "false");
+  }
+
+  void attribute(llvm::StringRef Key, llvm::StringRef S) {
+    attributeBegin(Key);
+    value(S);
+  }
+  void attribute(llvm::StringRef Key, const std::string &S) {
+    attribute(Key, llvm::StringRef(S));
+  }
+  void attribute(llvm::StringRef Key, const char *S) {
+    attribute(Key, llvm::StringRef(S));
+  }
+  void attribute(llvm::StringRef Key, int64_t V) {
+    attributeBegin(Key);
+    value(V);
+  }
+  void attribute(llvm::StringRef Key, bool B) {
+    attributeBegin(Key);
+    value(B);
+  }
+  void attributeObject(llvm::StringRef Key, Block Contents) {
+    attributeBegin(Key);
+    object(Contents);
+  }
+  void attributeArray(llvm::StringRef Key, Block Contents) {
+    attributeBegin(Key);
+    array(Contents);
+  }
+
+private:
+  void newline() {
+    OS << '\n';
+    OS.indent(2 * Counts.size());
+  }
+  /// Starts the next member of the enclosing container.
+  void separate() {
+    if (Counts.empty())
+      return;
+    if (Counts.back()++)
+      OS << ',';
+    newline();
+  }
+  void beforeValue() {
+    if (AfterKey)
+      AfterKey = false;
+    else
+      separate();
+  }
+  void container(char Open, char Close, Block Contents) {
+    beforeValue();
+    OS << Open;
+    Counts.push_back(0);
+    Contents();
+    bool Empty = Counts.back() == 0;
+    Counts.pop_back();
+    if (!Empty)
+      newline();
+    OS << Close;
+  }
+  void string(llvm::StringRef S) {
+    OS << '"';
+    for (unsigned char C : S) {
+      switch (C) {
+      case '"': OS << "\\\""; break;
+      case '\\': OS << "\\\\"; break;
+      case '\n': OS << "\\n"; break;
+      case '\t': OS << "\\t"; break;
+      case '\r': OS << "\\r"; break;
+      default:
+        if (C < 0x20)
+          OS << llvm::format("\\u%04x", C);
+        else
+          OS << C;
+      }
+    }
+    OS << '"';
+  }
+
+  llvm::raw_ostream &OS;
+  std::vector<unsigned> Counts; ///< Members written, per open container.
+  bool AfterKey = false;
+};
+
 class Dumper {
 public:
   Dumper(const llvm::SourceMgr &SM, llvm::raw_ostream &OS)
-      : SM(SM), J(OS, /*IndentSize=*/2) {}
+      : SM(SM), J(OS) {}
 
   void file(const File &F) {
     J.object([&] {
@@ -258,7 +373,7 @@ private:
     case NodeKind::IntegerLiteral: {
       const auto &I = llvm::cast<IntegerLiteral>(E);
       J.attribute("text", I.getText());
-      J.attribute("value", I.getValue());
+      J.attribute("value", static_cast<int64_t>(I.getValue()));
       return;
     }
     case NodeKind::FloatLiteral:
@@ -367,7 +482,7 @@ private:
   }
 
   const llvm::SourceMgr &SM;
-  llvm::json::OStream J;
+  JSONWriter J;
 };
 
 } // namespace

@@ -1,0 +1,50 @@
+//===- ParseFuzzer.cpp - libFuzzer target over the front end -------------===//
+//
+// Feeds arbitrary bytes through the whole front end -- UTF-8 check, lexer,
+// parser with error recovery, AST builder -- and the `--emit ast` dumper.
+// Any crash, sanitizer report, leak or hang is a bug; diagnostics are the
+// expected outcome for bad input and are discarded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "arecipe/AST/ASTContext.h"
+#include "arecipe/AST/JSONDumper.h"
+#include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Parse/Parser.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+
+namespace {
+/// Formats every diagnostic (so the printers' inputs are exercised too) and
+/// drops the text.
+class DiscardingConsumer : public arecipe::DiagnosticConsumer {
+public:
+  void handleDiagnostic(const llvm::SourceMgr &SM,
+                        const arecipe::Diagnostic &Diag) override {
+    if (Diag.Loc.isValid())
+      (void)SM.getLineAndColumn(Diag.Loc);
+  }
+};
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  llvm::SourceMgr SM;
+  SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(reinterpret_cast<const char *>(Data), Size), "fuzz"),
+      llvm::SMLoc());
+  DiscardingConsumer Consumer;
+  arecipe::DiagnosticEngine Diags(SM, &Consumer);
+  Diags.setErrorLimit(0);
+  arecipe::ast::ASTContext Ctx;
+  if (arecipe::ast::File *F = arecipe::parse::parseFile(SM, 1, Diags, Ctx)) {
+    llvm::raw_null_ostream Null;
+    arecipe::ast::dumpJSON(*F, SM, Null);
+  }
+  Diags.finish();
+  return 0;
+}
