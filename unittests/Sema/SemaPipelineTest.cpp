@@ -1,0 +1,80 @@
+//===- SemaPipelineTest.cpp - Compilation over an in-memory recipe -------===//
+
+#include "arecipe/AST/ASTContext.h"
+#include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Parse/Parser.h"
+#include "arecipe/Sema/Sema.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include "gtest/gtest.h"
+
+using namespace arecipe;
+
+namespace {
+
+struct Compiled {
+  llvm::SourceMgr SM;
+  ast::ASTContext Ctx;
+  std::unique_ptr<DiagnosticEngine> Diags;
+  std::unique_ptr<sema::Compilation> C;
+  bool Ok = false;
+};
+
+std::unique_ptr<Compiled> compile(llvm::StringRef Text) {
+  auto Out = std::make_unique<Compiled>();
+  Out->Diags = std::make_unique<DiagnosticEngine>(Out->SM, nullptr);
+  unsigned ID = Out->SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Text, "test.arecipe"), llvm::SMLoc());
+  ast::File *F = parse::parseFile(Out->SM, ID, *Out->Diags, Out->Ctx);
+  sema::SemaOptions Opts;
+  Opts.StdRoot = ARECIPE_SOURCE_STD_ROOT;
+  Out->C = std::make_unique<sema::Compilation>(Out->SM, *Out->Diags, Out->Ctx,
+                                               Opts);
+  Out->Ok = F && Out->C->run(ID, F);
+  return Out;
+}
+
+const char *Recipe = R"(
+import "std/hardware/mi355x"
+import "std/engines/atom"
+import "std/models/kimi_k3"
+recipe r {
+  model = kimi_k3
+  hardware = mi355x
+  engine = atom
+  tp = 8
+  concurrency = [14, 16]
+  let window = 2 * conc
+  lmcache = dram_budget(0.343) / tp
+  at conc 14 { server = cell(16) }
+}
+)";
+
+TEST(SemaPipelineTest, ServerCellCopiesServerSideValues) {
+  auto R = compile(Recipe);
+  ASSERT_TRUE(R->Ok);
+  ASSERT_EQ(R->C->recipes().size(), 1u);
+  const sema::RecipeCells &Cells = *R->C->recipes()[0];
+  const sema::Cell *C14 = Cells.findCell(14);
+  ASSERT_TRUE(C14);
+  EXPECT_EQ(C14->ServerFrom, std::optional<int64_t>(16));
+  const sema::ResolvedValue *W = C14->find("window");
+  ASSERT_TRUE(W);
+  EXPECT_EQ(W->V.getInt(), 32);
+  EXPECT_EQ(W->L, sema::Level::ServerFrom);
+  EXPECT_EQ(C14->Gpus, 8);
+  const sema::ResolvedValue *L = C14->find("lmcache");
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L->V.str(), "128.5GB");
+}
+
+TEST(SemaPipelineTest, UnknownKnobIsAnError) {
+  auto R = compile(llvm::StringRef(Recipe).str().replace(
+      std::string(Recipe).find("tp = 8"), 6, "tpp = 8"));
+  EXPECT_FALSE(R->Ok);
+  EXPECT_GE(R->Diags->errorCount(), 1u);
+}
+
+} // namespace

@@ -1,0 +1,107 @@
+//===- ValueTest.cpp - Values, types and quantity semantics as Sema uses them ===//
+
+#include "arecipe/Sema/Cell.h"
+#include "arecipe/Sema/Value.h"
+
+#include "gtest/gtest.h"
+
+using namespace arecipe;
+using namespace arecipe::sema;
+
+namespace {
+
+Value qty(int64_t N, Unit U) { return Value::quantity(*Quantity::of(Rational(N), U)); }
+
+TEST(ValueTest, SizeDividedByIntStaysExact) {
+  // 1028GB / 8 is 128.5GB: nothing is rounded before rendering.
+  NumericResult<Quantity> Q =
+      qty(1028, Unit::GB).getQuantity().div(Quantity::number(Rational(8)));
+  ASSERT_TRUE(Q);
+  EXPECT_EQ(Value::quantity(*Q).str(), "128.5GB");
+  EXPECT_EQ(*Q->to(Unit::GB, Rounding::Floor), 128);
+  EXPECT_EQ(*Q->to(Unit::GB, Rounding::HalfAwayFromZero), 129);
+  EXPECT_FALSE(Q->to(Unit::GB, Rounding::Exact));
+}
+
+TEST(ValueTest, SizeOverSizeIsANumber) {
+  NumericResult<Quantity> Q =
+      qty(2, Unit::GB).getQuantity().div(qty(500, Unit::MB).getQuantity());
+  ASSERT_TRUE(Q);
+  Value V = Value::quantity(*Q);
+  EXPECT_EQ(V.kind(), ValueKind::Float);
+  EXPECT_EQ(V.getNumber(), Rational(4));
+}
+
+TEST(ValueTest, AddingSizeAndDurationFails) {
+  NumericResult<Quantity> Q =
+      qty(1, Unit::GB).getQuantity().add(qty(1, Unit::Second).getQuantity());
+  ASSERT_FALSE(Q);
+  EXPECT_EQ(Q.error(), NumericError::DimensionMismatch);
+}
+
+TEST(ValueTest, ShellDivisionTruncatesTowardZero) {
+  EXPECT_EQ(*divideTowardZero(-7, 2), -3);
+  EXPECT_EQ(*remainderTowardZero(-7, 2), -1);
+  EXPECT_EQ(*remainderTowardZero(7, -2), 1);
+  EXPECT_FALSE(divideTowardZero(1, 0));
+}
+
+TEST(ValueTest, DecimalLiteralsAreExact) {
+  Rational U = *Rational::parseDecimal("0.343");
+  EXPECT_EQ(U.numerator(), 343);
+  EXPECT_EQ(U.denominator(), 1000);
+  // The InferenceX budget: floor(2861022 * 1048576 * 0.343 / 1e9) = 1028.
+  auto Bytes = NumericResult<Rational>(Rational(2861022)) * Rational(1048576) *
+               U / Rational(1000000000);
+  ASSERT_TRUE(Bytes);
+  EXPECT_EQ(*Bytes->round(Rounding::Floor), 1028);
+}
+
+TEST(ValueTest, IntConformsToFloatButNotBack) {
+  Type F = Type::of(Type::Float);
+  std::optional<Value> V = conformTo(Value::integer(1), F);
+  ASSERT_TRUE(V);
+  EXPECT_EQ(V->kind(), ValueKind::Float);
+  EXPECT_FALSE(conformTo(Value::number(*Rational::parseDecimal("2.5")),
+                         Type::of(Type::Int)));
+}
+
+TEST(ValueTest, OptionalAcceptsNone) {
+  EXPECT_TRUE(conformTo(Value::none(), Type::of(Type::Size, true)));
+  EXPECT_FALSE(conformTo(Value::none(), Type::of(Type::Size)));
+  EXPECT_EQ(Type::of(Type::Size, true).str(), "size?");
+  EXPECT_EQ(Type::listOf(Type::of(Type::Int)).str(), "list<int>");
+}
+
+TEST(ValueTest, RenderingFollowsTheLanguage) {
+  EXPECT_EQ(*renderValue(Value::number(Rational(3))), "3.0");
+  EXPECT_EQ(*renderValue(Value::number(*Rational::parseDecimal("0.86"))), "0.86");
+  EXPECT_FALSE(renderValue(Value::number(*Rational::fraction(1, 3))));
+  EXPECT_EQ(*renderValue(qty(1, Unit::KiB)), "1024");
+  EXPECT_EQ(*renderValue(Value::list({Value::integer(2), Value::integer(3)})),
+            "[2,3]");
+  EXPECT_EQ(*renderValue(Value::map({{Value::string("z"), Value::integer(1)},
+                                     {Value::string("a"), Value::boolean(true)}})),
+            "{\"a\":true,\"z\":1}");
+}
+
+TEST(ValueTest, RangesExpandBothWays) {
+  EXPECT_EQ(expandRange(2, 5, 1), (std::vector<int64_t>{2, 3, 4, 5}));
+  EXPECT_EQ(expandRange(0, 64, 32), (std::vector<int64_t>{0, 32, 64}));
+  EXPECT_EQ(expandRange(5, 2, -2), (std::vector<int64_t>{5, 3}));
+  EXPECT_TRUE(expandRange(5, 2, 1).empty());
+}
+
+TEST(ValueTest, NumbersCompareAcrossIntAndFloat) {
+  EXPECT_EQ(Value::integer(3), Value::number(Rational(3)));
+  EXPECT_NE(Value::integer(3), Value::string("3"));
+}
+
+TEST(LevelTest, SpellingsMatchThePlanSchema) {
+  EXPECT_EQ(getSpelling(Level::Default), "default");
+  EXPECT_EQ(getSpelling(Level::AtConc), "at-conc");
+  EXPECT_EQ(getSpelling(Level::ServerFrom), "server-from");
+  EXPECT_EQ(getSpelling(Level::CommandLine), "command-line");
+}
+
+} // namespace
