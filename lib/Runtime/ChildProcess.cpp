@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <dirent.h>
@@ -30,8 +31,32 @@ using Clock = std::chrono::steady_clock;
 
 void sleepMs(int Ms) { std::this_thread::sleep_for(std::chrono::milliseconds(Ms)); }
 
-/// Every process whose parent is this one, from /proc.
-std::vector<pid_t> childrenOfSelf() {
+struct ProcStat {
+  char State = '?';
+  pid_t PPid = 0, PGrp = 0;
+};
+
+std::optional<ProcStat> readProcStat(long Pid) {
+  std::ifstream Stat(fmt::format("/proc/{}/stat", Pid));
+  std::string Line;
+  if (!std::getline(Stat, Line))
+    return std::nullopt;
+  // The command name is in parentheses and may itself hold spaces.
+  auto Close = Line.rfind(')');
+  if (Close == std::string::npos || Close + 2 >= Line.size())
+    return std::nullopt;
+  ProcStat S;
+  long PPid = 0, PGrp = 0;
+  if (std::sscanf(Line.c_str() + Close + 2, "%c %ld %ld", &S.State, &PPid, &PGrp) != 3)
+    return std::nullopt;
+  S.PPid = pid_t(PPid);
+  S.PGrp = pid_t(PGrp);
+  return S;
+}
+
+/// Every process whose parent is this one, from /proc; with Pgid, only
+/// zombies of that group.
+std::vector<pid_t> childrenOfSelf(pid_t ZombiesOfGroup = 0) {
   std::vector<pid_t> Out;
   pid_t Self = getpid();
   DIR *D = opendir("/proc");
@@ -42,17 +67,12 @@ std::vector<pid_t> childrenOfSelf() {
     long Pid = std::strtol(E->d_name, &End, 10);
     if (!End || *End || Pid <= 0)
       continue;
-    std::ifstream Stat(fmt::format("/proc/{}/stat", Pid));
-    std::string Line;
-    if (!std::getline(Stat, Line))
+    std::optional<ProcStat> S = readProcStat(Pid);
+    if (!S || S->PPid != Self)
       continue;
-    // The command name is in parentheses and may itself hold spaces.
-    auto Close = Line.rfind(')');
-    if (Close == std::string::npos || Close + 4 > Line.size())
+    if (ZombiesOfGroup && (S->State != 'Z' || S->PGrp != ZombiesOfGroup || Pid == ZombiesOfGroup))
       continue;
-    long PPid = std::strtol(Line.c_str() + Close + 4, nullptr, 10);
-    if (PPid == Self)
-      Out.push_back(pid_t(Pid));
+    Out.push_back(pid_t(Pid));
   }
   closedir(D);
   return Out;
@@ -229,9 +249,15 @@ bool ChildProcess::running() {
   return true;
 }
 
-bool ChildProcess::groupAlive() const {
+bool ChildProcess::groupAlive() {
   if (!started())
     return false;
+  // Members of the group orphaned to this subreaper stay zombies until
+  // reaped, and a zombie still counts as a member.
+  for (pid_t Zombie : childrenOfSelf(Pid)) {
+    int St;
+    waitpid(Zombie, &St, WNOHANG);
+  }
   return kill(-Pid, 0) == 0 || errno == EPERM;
 }
 

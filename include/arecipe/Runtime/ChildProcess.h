@@ -61,7 +61,7 @@ public:
   /// Reaps the leader if it has exited; true while the leader runs.
   bool running();
   /// True while any process of the group exists (the leader may be gone).
-  bool groupAlive() const;
+  bool groupAlive();
   /// The leader's wait status, once reaped.
   std::optional<int> waitStatus() const { return Status; }
   /// "exited with status 3", "killed by signal 9 (SIGKILL)".
