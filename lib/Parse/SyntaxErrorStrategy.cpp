@@ -301,6 +301,14 @@ void SyntaxErrorStrategy::reportMismatch(
       Diags.report(rangeOf(Offending), DiagID::err_expected) << "expression";
     return;
   }
+  if (Rule == P_::RuleInterpolation &&
+      Expected.contains(static_cast<size_t>(Token::EOF))) {
+    // The end of an interpolation's text is its closing '}'.
+    Token *Prev = previousToken(P->getTokenStream(), Offending);
+    Diags.report(Prev ? endOf(Prev) : rangeOf(Offending).Start,
+                 DiagID::err_unterminated_interpolation);
+    return;
+  }
   if (Expected.contains(static_cast<size_t>(P_::RPAREN))) {
     reportUnclosed(P, Offending, P_::LPAREN);
     return;
