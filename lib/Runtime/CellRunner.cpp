@@ -563,7 +563,7 @@ void CellExecution::teardown() {
 CellOutcome CellExecution::run() {
   std::string Err;
   if (!Store.resetCell(C, Err))
-    return {CellStatus::Failed, Err, {}};
+    return {CellStatus::Failed, Err};
   auto Started = Clock::now();
   std::string StartedAt = isoNow();
   ordered_json ClientSummary;
@@ -614,7 +614,6 @@ CellOutcome CellExecution::run() {
     Out.Status = CellStatus::Failed;
     Out.Reason = Err;
   }
-  Out.Summary = std::move(Summary);
   return Out;
 }
 

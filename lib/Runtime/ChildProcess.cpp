@@ -299,21 +299,6 @@ bool ChildProcess::stop(std::chrono::milliseconds Grace) {
   return true;
 }
 
-bool ChildProcess::wait(std::chrono::milliseconds Timeout) {
-  auto Deadline = Clock::now() + Timeout;
-  while (running()) {
-    if (Timeout.count() > 0 && Clock::now() >= Deadline) {
-      stop(std::chrono::milliseconds(1000));
-      return false;
-    }
-    sleepMs(10);
-  }
-  // The leader is gone; anything it left in its group goes with it.
-  if (groupAlive())
-    stop(std::chrono::milliseconds(1000));
-  return true;
-}
-
 std::string CommandResult::describe() const {
   return Error.empty() && Status ? describeWaitStatus(*Status) : Error;
 }

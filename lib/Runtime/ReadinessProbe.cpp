@@ -13,22 +13,6 @@
 
 namespace arecipe::runtime {
 
-const char *readinessName(Readiness R) {
-  switch (R) {
-  case Readiness::Starting:
-    return "starting";
-  case Readiness::Ready:
-    return "ready";
-  case Readiness::Exited:
-    return "exited";
-  case Readiness::Stalled:
-    return "stalled";
-  case Readiness::TimedOut:
-    return "timed-out";
-  }
-  return "?";
-}
-
 std::optional<int> PortSource::resolve() const {
   if (Port > 0 || PortFile.empty())
     return Port > 0 ? std::optional<int>(Port) : std::nullopt;

@@ -20,8 +20,6 @@
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/RunSettings.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace arecipe::runtime {
@@ -38,8 +36,6 @@ const char *cellStatusName(CellStatus S);
 struct CellOutcome {
   CellStatus Status = CellStatus::Failed;
   std::string Reason;
-  /// The cell's summary.json (absent for an interrupted cell).
-  nlohmann::ordered_json Summary;
 };
 
 /// Runs C and writes its directory under Store. The runtime's environment

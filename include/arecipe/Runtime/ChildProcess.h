@@ -71,10 +71,6 @@ public:
   /// until the group is empty. Returns true if SIGKILL was needed.
   bool stop(std::chrono::milliseconds Grace);
 
-  /// Waits until the leader exits or Timeout passes (then stops the group).
-  /// Returns false on timeout.
-  bool wait(std::chrono::milliseconds Timeout);
-
 private:
   pid_t Pid = -1;
   std::optional<int> Status;

@@ -27,8 +27,6 @@ class ChildProcess;
 
 enum class Readiness { Starting, Ready, Exited, Stalled, TimedOut };
 
-const char *readinessName(Readiness R);
-
 /// Where the engine listens: a known port, or a file the simulator writes
 /// the port it bound into (a plan port of 0 under --simulate).
 struct PortSource {

@@ -35,8 +35,6 @@ struct RunSettings {
 
   std::chrono::milliseconds TeardownGrace{10000};
   std::chrono::milliseconds PortFreeTimeout{30000};
-  /// Keep live single-line progress even when stderr is not a terminal.
-  bool ForceLiveProgress = false;
 
   /// The wall-clock time a plan duration takes in this run.
   std::chrono::milliseconds wall(double PlanSeconds) const {
