@@ -196,7 +196,8 @@ bool CellExecution::preflight() {
     if (interrupted())
       return false;
     if (!O.Ok) {
-      failWith(CellStatus::Failed, fmt::format("pre-flight '{}' failed: {}", actionName(A), O.Reason));
+      failWith(CellStatus::Failed,
+               fmt::format("pre-flight '{}' failed: {}", actionName(A), O.Reason));
       LogTail = tailOfFile(Ctx.LogPath, LogTailLines);
       return false;
     }
@@ -237,10 +238,10 @@ bool CellExecution::startProcess(RunningProcess &R) {
 bool CellExecution::checkAlive(const char *During) {
   for (RunningProcess &R : Procs)
     if (R.Ready && !R.Child.running()) {
-      failWith(CellStatus::Failed,
-               fmt::format("process '{}' {} during {}", R.Spec->Name, R.Child.describeExit(),
-                           During),
-               &R);
+      failWith(
+          CellStatus::Failed,
+          fmt::format("process '{}' {} during {}", R.Spec->Name, R.Child.describeExit(), During),
+          &R);
       return false;
     }
   return true;
@@ -359,8 +360,8 @@ void CellExecution::rescaleToSimulatedTime(client::RunResult &Run) const {
       T = Base + int64_t(double(T - Base) * K);
   };
   for (client::RequestRecord &R : Run.Records) {
-    for (int64_t *T : {&R.ScheduledNs, &R.DispatchedNs, &R.SentNs, &R.FirstByteNs,
-                       &R.FirstTokenNs, &R.EndNs})
+    for (int64_t *T :
+         {&R.ScheduledNs, &R.DispatchedNs, &R.SentNs, &R.FirstByteNs, &R.FirstTokenNs, &R.EndNs})
       Scale(*T);
     for (int64_t &T : R.ChunkNs)
       Scale(T);
@@ -384,8 +385,11 @@ ordered_json CellExecution::metadata() const {
   M["scenario_type"] =
       std::holds_alternative<AgenticWorkload>(C.Client.Workload) ? "agentic" : "fixed";
   // InferenceX names for the knobs it reports, when the plan resolved them.
-  for (auto [KnobName, Field] : {std::pair{"precision", "precision"}, {"tp", "tp"}, {"ep", "ep"},
-                                 {"pp", "pp"}, {"dcp", "dcp_size"}})
+  for (auto [KnobName, Field] : {std::pair{"precision", "precision"},
+                                 {"tp", "tp"},
+                                 {"ep", "ep"},
+                                 {"pp", "pp"},
+                                 {"dcp", "dcp_size"}})
     for (const Knob &K : C.Knobs)
       if (K.Name == KnobName)
         M[Field] = ordered_json::parse(K.ValueJson, nullptr, false);
@@ -540,8 +544,8 @@ void CellExecution::teardown() {
       CommandResult Rm = runCommand(containerRemoveCommand(Plan, R.Launch.ContainerName), {},
                                     Dir + "/teardown.log", milliseconds(60000), nullptr);
       if (!Rm.succeeded())
-        Warnings.push_back(fmt::format("removing container {}: {}", R.Launch.ContainerName,
-                                       Rm.describe()));
+        Warnings.push_back(
+            fmt::format("removing container {}: {}", R.Launch.ContainerName, Rm.describe()));
     }
   }
   if (size_t Orphans = killAdoptedOrphans())
@@ -555,8 +559,8 @@ void CellExecution::teardown() {
     while (portInUse(*Port) && Clock::now() < Deadline)
       std::this_thread::sleep_for(milliseconds(100));
     if (portInUse(*Port))
-      Warnings.push_back(fmt::format("port {} of '{}' is still in use after teardown", *Port,
-                                     R.Spec->Name));
+      Warnings.push_back(
+          fmt::format("port {} of '{}' is still in use after teardown", *Port, R.Spec->Name));
   }
 }
 

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
-#include <utility>
 #include <unistd.h>
+#include <utility>
 
 extern char **environ;
 

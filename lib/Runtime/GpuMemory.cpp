@@ -120,8 +120,7 @@ std::optional<std::vector<GpuMemory>> parseRocmSmi(const std::string &Output, st
   return Out.empty() ? std::nullopt : std::optional(Out);
 }
 
-std::optional<std::vector<GpuMemory>> parseNvidiaSmi(const std::string &Output,
-                                                     std::string &Err) {
+std::optional<std::vector<GpuMemory>> parseNvidiaSmi(const std::string &Output, std::string &Err) {
   std::vector<GpuMemory> Out;
   std::istringstream In(Output);
   std::string Line;

@@ -17,7 +17,9 @@ std::string joinGpus(const std::vector<int> &Gpus) {
   return Out;
 }
 
-bool isAmd(const LaunchPlan &Plan) { return Plan.Hardware.VisibleDevicesEnv == "HIP_VISIBLE_DEVICES"; }
+bool isAmd(const LaunchPlan &Plan) {
+  return Plan.Hardware.VisibleDevicesEnv == "HIP_VISIBLE_DEVICES";
+}
 
 /// The engine argv with numactl in front when the plan binds NUMA.
 Argv withNuma(const ProcessSpec &P) {

@@ -71,8 +71,9 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
       fmt::print(Out, "    env:{}\n", describeEnv(L.Env));
     fmt::print(Out, "    exec: {}\n", quoteForDisplay(L.Command));
     if (P.HttpEndpoints)
-      fmt::print(Out, "    ready: GET {} = 200, GET {} lists '{}', alive; start-up timeout {}, "
-                      "stall timeout {}\n",
+      fmt::print(Out,
+                 "    ready: GET {} = 200, GET {} lists '{}', alive; start-up timeout {}, "
+                 "stall timeout {}\n",
                  P.HttpEndpoints->Health, P.HttpEndpoints->Models, P.Ready.RequiresModel,
                  planSeconds(S, P.Ready.StartupTimeoutS), planSeconds(S, P.Ready.StallTimeoutS));
     else
@@ -83,11 +84,11 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
   for (const ProfileWindow &W : C.Profile)
     fmt::print(Out, "  profile: start {} after the measured window opens, for {}\n",
                planSeconds(S, W.StartS), planSeconds(S, W.DurationS));
-  fmt::print(Out, "  validity: error rate <= {}{}\n", C.Validity.MaxErrorRate,
-             C.Validity.RequiredMetricPrefix.empty()
-                 ? ""
-                 : fmt::format(", a server metric with prefix '{}'",
-                               C.Validity.RequiredMetricPrefix));
+  fmt::print(
+      Out, "  validity: error rate <= {}{}\n", C.Validity.MaxErrorRate,
+      C.Validity.RequiredMetricPrefix.empty()
+          ? ""
+          : fmt::format(", a server metric with prefix '{}'", C.Validity.RequiredMetricPrefix));
   fmt::print(Out, "  teardown: SIGTERM to each process group, {:.1f} s grace, SIGKILL",
              S.TeardownGrace.count() / 1000.0);
   for (const ProcessSpec &P : C.Processes) {
@@ -128,8 +129,8 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
     std::error_code Ec;
     std::filesystem::create_directories(simulatedGpuMemoryDir(S), Ec);
     if (Ec) {
-      Progress.message(fmt::format("error: cannot create {}: {}", simulatedGpuMemoryDir(S),
-                                   Ec.message()));
+      Progress.message(
+          fmt::format("error: cannot create {}: {}", simulatedGpuMemoryDir(S), Ec.message()));
       return 2;
     }
   }

@@ -144,8 +144,8 @@ public:
     }
     return V->get<std::string>();
   }
-  std::string oneOf(std::string_view Key, bool Required, std::initializer_list<const char *> Allowed,
-                    std::string Default = {}) const {
+  std::string oneOf(std::string_view Key, bool Required,
+                    std::initializer_list<const char *> Allowed, std::string Default = {}) const {
     const json *V = get(Key, Required);
     if (!V)
       return Default;
@@ -171,9 +171,9 @@ public:
                     ? INT64_MAX
                     : V->get<int64_t>();
     if (N < Min || N > Max) {
-      error(Key, Max == INT64_MAX ? fmt::format("expected an integer >= {}, got {}", Min, N)
-                                  : fmt::format("expected an integer in [{}, {}], got {}", Min,
-                                                Max, N));
+      error(Key, Max == INT64_MAX
+                     ? fmt::format("expected an integer >= {}, got {}", Min, N)
+                     : fmt::format("expected an integer in [{}, {}], got {}", Min, Max, N));
       return Default;
     }
     return N;
@@ -640,9 +640,9 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
 } // namespace
 
 const char *actionName(const PreflightAction &Action) {
-  static const char *Names[] = {"unset_env",     "require_version", "stage_model",
-                                "check_paths",   "wait_clean_gpus", "prepare_cache",
-                                "verify_import", "run"};
+  static const char *Names[] = {
+      "unset_env",       "require_version", "stage_model",   "check_paths",
+      "wait_clean_gpus", "prepare_cache",   "verify_import", "run"};
   return Names[Action.index()];
 }
 

@@ -59,8 +59,9 @@ PreflightOutcome unsetEnv(const UnsetEnvAction &A, const PreflightContext &Ctx) 
       Removed.push_back(N);
       unsetenv(N.c_str());
     }
-  appendLog(Ctx.LogPath, Removed.empty() ? "# none of them was set"
-                                         : "# removed " + fmt::format("{}", fmt::join(Removed, " ")));
+  appendLog(Ctx.LogPath, Removed.empty()
+                             ? "# none of them was set"
+                             : "# removed " + fmt::format("{}", fmt::join(Removed, " ")));
   return {};
 }
 
@@ -89,8 +90,8 @@ PreflightOutcome requireVersion(const RequireVersionAction &A, const PreflightCo
   if (!R.succeeded())
     Problem = fmt::format("cannot read the {} version: {}", A.Tool, R.describe());
   else if (!versionMatches(R.Output, A.Pattern, Seen))
-    Problem = fmt::format("{} version is {}, expected {}", A.Tool,
-                          Seen.empty() ? "unknown" : Seen, A.Pattern);
+    Problem = fmt::format("{} version is {}, expected {}", A.Tool, Seen.empty() ? "unknown" : Seen,
+                          A.Pattern);
   else
     appendLog(Ctx.LogPath, fmt::format("# {} {} matches {}", A.Tool, Seen, A.Pattern));
   if (Problem.empty())
@@ -232,8 +233,8 @@ PreflightOutcome prepareCache(const PrepareCacheAction &A, const PreflightContex
   if (!A.FromImagePath.empty() && Empty && fs::exists(A.FromImagePath, Ec)) {
     fs::copy(A.FromImagePath, A.Dir, fs::copy_options::recursive, Ec);
     if (Ec)
-      return fail(fmt::format("cannot seed cache {} from {}: {}", A.Dir, A.FromImagePath,
-                              Ec.message()));
+      return fail(
+          fmt::format("cannot seed cache {} from {}: {}", A.Dir, A.FromImagePath, Ec.message()));
     appendLog(Ctx.LogPath, fmt::format("# seeded {} from {}", A.Dir, A.FromImagePath));
   }
   return {};
@@ -242,8 +243,9 @@ PreflightOutcome prepareCache(const PrepareCacheAction &A, const PreflightContex
 PreflightOutcome verifyImport(const VerifyImportAction &A, const PreflightContext &Ctx) {
   Argv Command = A.Python;
   Command.insert(Command.end(),
-                 {"-c", "import importlib, os, sys; m = importlib.import_module(sys.argv[1]); "
-                        "print(os.path.dirname(os.path.abspath(m.__file__)))",
+                 {"-c",
+                  "import importlib, os, sys; m = importlib.import_module(sys.argv[1]); "
+                  "print(os.path.dirname(os.path.abspath(m.__file__)))",
                   A.Package});
   CommandResult R = run(Ctx, Command, {}, ProbeTimeout);
   if (!R.succeeded())

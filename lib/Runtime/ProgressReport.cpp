@@ -6,9 +6,7 @@
 
 namespace arecipe::runtime {
 
-std::string ProgressReport::prefix() const {
-  return fmt::format("[{}/{}] {}", Index, Count, Id);
-}
+std::string ProgressReport::prefix() const { return fmt::format("[{}/{}] {}", Index, Count, Id); }
 
 void ProgressReport::clearLive() {
   if (Live && LineShown) {
@@ -24,8 +22,8 @@ void ProgressReport::redraw() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - CellStart).count();
   std::string Line = fmt::format("{}  {:<10} {:>6.1f}s", prefix(), Phase, Elapsed);
   if (Finished || Failed)
-    Line += fmt::format("  requests {} ({} failed)  {:.0f} tok/s", Finished, Failed,
-                        TokensPerSecond);
+    Line +=
+        fmt::format("  requests {} ({} failed)  {:.0f} tok/s", Finished, Failed, TokensPerSecond);
   fmt::print(Out, "\r\x1b[2K{}", Line);
   std::fflush(Out);
   LineShown = true;

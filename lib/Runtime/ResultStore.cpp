@@ -95,8 +95,8 @@ namespace {
 struct SweepRow {
   std::string Id, Band, Status, Reason;
   int Conc = 0, Gpus = 0;
-  std::optional<double> Successful, ErrorRate, TputPerGpu, OutputPerGpu, TtftP50, TtftP90,
-      ItlP50, E2elP50, IntvtyP90;
+  std::optional<double> Successful, ErrorRate, TputPerGpu, OutputPerGpu, TtftP50, TtftP90, ItlP50,
+      E2elP50, IntvtyP90;
 };
 
 std::optional<double> numberAt(const ordered_json &J, const char *Pointer) {
@@ -187,16 +187,16 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
     Csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(C.Id), C.Conc,
                        csvField(C.Band), R.Status, C.Gpus, num(R.Successful, 0),
                        num(R.ErrorRate, 4), num(R.TputPerGpu, 2), num(R.OutputPerGpu, 2),
-                       num(R.TtftP50, 4), num(R.TtftP90, 4), num(R.ItlP50, 5),
-                       num(R.E2elP50, 4), num(R.IntvtyP90, 2), csvField(firstLine(R.Reason)));
+                       num(R.TtftP50, 4), num(R.TtftP90, 4), num(R.ItlP50, 5), num(R.E2elP50, 4),
+                       num(R.IntvtyP90, 2), csvField(firstLine(R.Reason)));
     std::string Reason = firstLine(R.Reason);
     for (char &Ch : Reason)
       if (Ch == '|')
         Ch = '/';
     Md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", C.Id, C.Conc,
                       C.Band, R.Status, num(R.TputPerGpu, 1), num(R.OutputPerGpu, 1),
-                      num(R.TtftP50, 3), num(R.ItlP50, 4), num(R.IntvtyP90, 1),
-                      num(R.ErrorRate, 3), Reason);
+                      num(R.TtftP50, 3), num(R.ItlP50, 4), num(R.IntvtyP90, 1), num(R.ErrorRate, 3),
+                      Reason);
   }
   return writeFileAtomically(OutDir + "/results.json", Results.dump(2) + "\n", Err) &&
          writeFileAtomically(OutDir + "/summary.csv", Csv, Err) &&

@@ -41,9 +41,8 @@ bool sleepUnlessStopped(std::chrono::milliseconds D) {
     auto Now = std::chrono::steady_clock::now();
     if (Now >= Deadline)
       return true;
-    std::this_thread::sleep_for(
-        std::min<std::chrono::steady_clock::duration>(Deadline - Now,
-                                                      std::chrono::milliseconds(50)));
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        Deadline - Now, std::chrono::milliseconds(50)));
   }
   return false;
 }

@@ -28,7 +28,8 @@ static cl::opt<std::string> PlanFile(cl::Positional, cl::desc("<plan.json>"), cl
                                      cl::cat(Category));
 static cl::opt<std::string> OutDir("out", cl::desc("Results directory (default: results/<recipe>)"),
                                    cl::value_desc("dir"), cl::cat(Category));
-static cl::list<std::string> CellIds("cells", cl::desc("Run only these cells (comma-separated ids)"),
+static cl::list<std::string> CellIds("cells",
+                                     cl::desc("Run only these cells (comma-separated ids)"),
                                      cl::CommaSeparated, cl::value_desc("id,..."),
                                      cl::cat(Category));
 static cl::opt<bool> DryRun("dry-run", cl::desc("Print every action and command; run nothing"),
@@ -49,9 +50,10 @@ static cl::opt<std::string> Simulator("simulator",
 static cl::list<std::string> SimArgs("sim-arg",
                                      cl::desc("Extra argument for every simulated engine"),
                                      cl::value_desc("--sim-..."), cl::cat(Category));
-static cl::list<std::string> CellSimArgs(
-    "sim-cell-arg", cl::desc("Extra argument for one cell's simulated engines: CELL=ARG"),
-    cl::value_desc("cell=--sim-..."), cl::cat(Category));
+static cl::list<std::string>
+    CellSimArgs("sim-cell-arg",
+                cl::desc("Extra argument for one cell's simulated engines: CELL=ARG"),
+                cl::value_desc("cell=--sim-..."), cl::cat(Category));
 static cl::opt<double> TeardownGrace("teardown-grace",
                                      cl::desc("Seconds between SIGTERM and SIGKILL (default 10)"),
                                      cl::init(10), cl::cat(Category));

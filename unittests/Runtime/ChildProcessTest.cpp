@@ -7,8 +7,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace arecipe::runtime;
 using namespace std::chrono_literals;
@@ -16,8 +16,7 @@ using namespace std::chrono_literals;
 namespace {
 
 std::string tempPath(const std::string &Name) {
-  return (std::filesystem::temp_directory_path() /
-          (Name + "-" + std::to_string(getpid()) + ".log"))
+  return (std::filesystem::temp_directory_path() / (Name + "-" + std::to_string(getpid()) + ".log"))
       .string();
 }
 
@@ -70,9 +69,9 @@ TEST(ChildProcess, StopKillsTheWholeGroupIncludingWorkersThatIgnoreSigterm) {
   ChildProcess P;
   std::string Err;
   // The leader forks a worker that ignores SIGTERM, like a stuck engine rank.
-  ASSERT_TRUE(P.start({"sh", "-c", "(trap '' TERM; echo $$ > " + PidFile +
-                                       "; exec sleep 60) & wait"},
-                      {}, Log, Err))
+  ASSERT_TRUE(
+      P.start({"sh", "-c", "(trap '' TERM; echo $$ > " + PidFile + "; exec sleep 60) & wait"}, {},
+              Log, Err))
       << Err;
   pid_t Worker = readPid(PidFile);
   ASSERT_GT(Worker, 0);
@@ -89,10 +88,11 @@ TEST(ChildProcess, OrphansThatLeftTheGroupAreAdoptedAndKilled) {
   std::string Log = tempPath("orphan"), PidFile = tempPath("orphan-pid");
   std::remove(PidFile.c_str());
   // setsid escapes the process group; the intermediate shell exits at once.
-  CommandResult R = runCommand({"sh", "-c", "setsid sh -c 'echo $$ > " + PidFile +
-                                                "; exec sleep 60' & while [ ! -s " + PidFile +
-                                                " ]; do sleep 0.01; done"},
-                               {}, Log, 5000ms, nullptr);
+  CommandResult R =
+      runCommand({"sh", "-c",
+                  "setsid sh -c 'echo $$ > " + PidFile + "; exec sleep 60' & while [ ! -s " +
+                      PidFile + " ]; do sleep 0.01; done"},
+                 {}, Log, 5000ms, nullptr);
   ASSERT_TRUE(R.succeeded()) << R.describe();
   pid_t Orphan = readPid(PidFile);
   ASSERT_GT(Orphan, 0);

@@ -23,9 +23,8 @@ TEST(GpuMemory, AmdSmiGpuDataWithUnits) {
 
 TEST(GpuMemory, AmdSmiOlderListOfBareNumbers) {
   std::string Err;
-  auto G = parseGpuMemory("amd-smi",
-                          R"([{"gpu": 5, "mem_usage": {"total_vram": 100, "used_vram": "1 MB"}}])",
-                          Err);
+  auto G = parseGpuMemory(
+      "amd-smi", R"([{"gpu": 5, "mem_usage": {"total_vram": 100, "used_vram": "1 MB"}}])", Err);
   ASSERT_TRUE(G) << Err;
   EXPECT_EQ((*G)[0].Index, 5);
   EXPECT_DOUBLE_EQ((*G)[0].usedFraction(), 0.01);

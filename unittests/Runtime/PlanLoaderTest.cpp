@@ -36,9 +36,9 @@ TEST(PlanLoader, MinorVersionIsAcceptedMajorIsRefused) {
       "port": 1, "endpoints": {}})",
                                    "arecipe.plan/v1.3"))
                   .ok());
-  PlanLoadResult R = parseLaunchPlan(plan(
-      R"({"name": "server", "role": "server", "argv": ["x"], "port": 1, "endpoints": {}})",
-      "arecipe.plan/v2"));
+  PlanLoadResult R = parseLaunchPlan(
+      plan(R"({"name": "server", "role": "server", "argv": ["x"], "port": 1, "endpoints": {}})",
+           "arecipe.plan/v2"));
   ASSERT_EQ(R.Errors.size(), 1u);
   EXPECT_EQ(R.Errors[0].Path, "schema");
 }

@@ -34,8 +34,8 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &Settings, std::FILE 
 /// Runs the sweep. Returns the process exit status: 0 when every selected
 /// cell is ok, 1 when one failed or is invalid, 128 + signal when
 /// interrupted, 2 when the output directory cannot be written.
-int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText,
-                  const RunSettings &Settings, ProgressReport &Progress);
+int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const RunSettings &Settings,
+                  ProgressReport &Progress);
 
 } // namespace arecipe::runtime
 

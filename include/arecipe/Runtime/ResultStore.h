@@ -52,8 +52,7 @@ public:
 
   /// Rewrites results.json, summary.csv and summary.md from the summaries
   /// present. Simulated and TimeScale describe this run.
-  bool writeSweep(const LaunchPlan &Plan, bool Simulated, double TimeScale,
-                  std::string &Err) const;
+  bool writeSweep(const LaunchPlan &Plan, bool Simulated, double TimeScale, std::string &Err) const;
 
 private:
   std::string OutDir;
