@@ -192,6 +192,11 @@ void SemaImpl::countGpus(RecipeState &R, CellState &CS) {
     int64_t Nodes = T.lookup("nodes")->getInt();
     C.Gpus = PerServer;
     C.Nodes = Nodes;
+    // One process per node: rank 0 serves the API, the others are workers
+    // of the same server (pipeline stages).
+    for (int64_t N = 0; N < Nodes; ++N)
+      C.Servers.push_back({N == 0 ? "server" : "worker", N, N,
+                           std::min(PerNode, PerServer - N * PerNode), {}});
     if (PerServer > Nodes * PerNode) {
       const ResolvedValue *TP = C.find("tp");
       llvm::SMRange Where = R.Out->NameRange;
@@ -214,17 +219,37 @@ void SemaImpl::countGpus(RecipeState &R, CellState &CS) {
       TP = V->V.getInt();
   C.Gpus = Prefill * PerServer + Decode * TP;
   C.Nodes = Prefill * NodesFor(PerServer) + Decode * NodesFor(TP);
+  // Each server starts on its own first node, prefill servers first; a
+  // server larger than a node is one process on its first node.
+  int64_t Node = 0;
+  for (int64_t I = 0; I < Prefill; ++I, Node += NodesFor(PerServer))
+    C.Servers.push_back({"prefill", I, Node, PerServer, {}});
+  for (int64_t I = 0; I < Decode; ++I, Node += NodesFor(TP))
+    C.Servers.push_back({"decode", I, Node, TP, {}});
 }
 
 void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
-  const EntityInfo *Engine = R.Out->Engine;
-  if (!Engine)
+  if (!R.Out->Engine)
     return;
+  // A cell whose topology could not be laid out still shows one server's
+  // renderings.
+  if (CS.C->Servers.empty())
+    CS.C->Servers.push_back({"server", 0, 0, CS.C->Gpus, {}});
+  for (ServerProcess &P : CS.C->Servers)
+    P.Renderings = renderFor(R, CS, P);
+  CS.C->Renderings = CS.C->Servers.front().Renderings;
+}
+
+std::vector<Rendering> SemaImpl::renderFor(RecipeState &R, CellState &CS,
+                                           const ServerProcess &P) {
+  const EntityInfo *Engine = R.Out->Engine;
+  std::vector<Rendering> Result;
   EvalCtx Ctx;
   Ctx.M = Engine->Owner;
   Ctx.Cell = &CS;
   Ctx.Recipe = &R;
   Ctx.What = "a rendering";
+  Ctx.Process = &P;
   for (ast::Stmt *S : Engine->Decl->getBody().Stmts) {
     if (auto *K = llvm::dyn_cast<ast::KnobStmt>(S)) {
       const KnobInfo *Info = Engine->findKnob(K->getName().Name);
@@ -248,7 +273,7 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
         Out.Key = RI.Key;
         Out.V = RV->V;
         Out.Knob = Info->Name;
-        CS.C->Renderings.push_back(std::move(Out));
+        Result.push_back(std::move(Out));
       }
       continue;
     }
@@ -286,9 +311,10 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
             << "this statement" << "an 'emit' block";
         continue;
       }
-      CS.C->Renderings.push_back(std::move(Out));
+      Result.push_back(std::move(Out));
     }
   }
+  return Result;
 }
 
 void SemaImpl::evaluatePreflights(RecipeState &R, CellState &CS) {

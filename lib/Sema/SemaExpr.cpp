@@ -17,7 +17,7 @@ using namespace arecipe::sema;
 
 static bool isCellMapPrefix(llvm::StringRef N) {
   return N == "env" || N == "labels" || N == "client" || N == "profile" ||
-         N == "slurm";
+         N == "slurm" || N == "ready";
 }
 
 std::vector<std::string> SemaImpl::namesVisible(const EvalCtx &Ctx) {
@@ -43,6 +43,11 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
   if (Ctx.Expected && Ctx.Expected->K == Type::Enum &&
       Ctx.Expected->EnumType && Ctx.Expected->EnumType->hasMember(Name))
     return Value::enumMember(Ctx.Expected->EnumType, Name);
+
+  if (Ctx.Process && Name == "role")
+    return Value::string(Ctx.Process->Role);
+  if (Ctx.Process && Name == "rank")
+    return Value::integer(Ctx.Process->Rank);
 
   if (Ctx.Recipe && Ctx.Recipe->Names.count(Name.str())) {
     if (Ctx.Cell)

@@ -124,6 +124,8 @@ struct EvalCtx {
   llvm::StringRef What;            ///< "a file-level constant", ...
   const Type *Expected = nullptr;  ///< Resolves bare enum members.
   std::vector<std::string> *Deps = nullptr;
+  /// Set while rendering for one process: `role` and `rank` are visible.
+  const ServerProcess *Process = nullptr;
 };
 
 class SemaImpl {
@@ -252,6 +254,8 @@ public:
   void checkConstraints(RecipeState &R, CellState &CS);
   void countGpus(RecipeState &R, CellState &CS);
   void evaluateRenderings(RecipeState &R, CellState &CS);
+  std::vector<Rendering> renderFor(RecipeState &R, CellState &CS,
+                                   const ServerProcess &P);
   void evaluatePreflights(RecipeState &R, CellState &CS);
   void reportDeadAssignments(RecipeState &R);
   void explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,

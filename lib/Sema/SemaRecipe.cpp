@@ -107,6 +107,8 @@ void SemaImpl::declareRecipeNames(RecipeState &R) {
       {"client.error_threshold", Type::of(Type::Float, true), false, true},
       {"profile.start", Type::of(Type::Duration, true), false, true},
       {"profile.duration", Type::of(Type::Duration, true), false, true},
+      {"ready.startup_timeout", Type::of(Type::Duration, true), true, true},
+      {"ready.stall_timeout", Type::of(Type::Duration, true), true, true},
       {"slurm.partition", Type::of(Type::String, true), true, true},
       {"slurm.account", Type::of(Type::String, true), true, true},
       {"slurm.time_limit", Type::of(Type::Duration, true), true, true},

@@ -165,6 +165,19 @@ struct PreflightAction {
   std::vector<std::pair<std::string, Value>> Args;
 };
 
+/// One engine process of a cell's topology (domain.md §4), with the
+/// renderings that apply to it. Engine render conditions and `emit` items
+/// may read `role` ("server", "worker", "prefill", "decode") and `rank`
+/// (the process's index within its role), which is how a multi-node
+/// worker gets `--headless` and a prefill server its KV producer role.
+struct ServerProcess {
+  std::string Role;
+  int64_t Rank = 0;
+  int64_t NodeRank = 0; ///< The first node of the cell's allocation it uses.
+  int64_t Gpus = 0;     ///< GPUs it uses on that node.
+  std::vector<Rendering> Renderings; ///< Engine declaration order.
+};
+
 struct Cell {
   int64_t Conc = 0;
   const BandInfo *Band = nullptr;
@@ -173,7 +186,10 @@ struct Cell {
   std::map<std::string, ResolvedValue> Values; ///< Sorted by name.
   int64_t Gpus = 0;
   int64_t Nodes = 0;
-  std::vector<Rendering> Renderings; ///< Engine declaration order.
+  /// The renderings of the first server process (what `--emit cells`
+  /// shows); every process's own are in Servers.
+  std::vector<Rendering> Renderings;
+  std::vector<ServerProcess> Servers; ///< Prefill servers before decode.
   std::vector<PreflightAction> Preflight; ///< Recipe, band, then at conc.
   bool HasErrors = false;
 
