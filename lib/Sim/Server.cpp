@@ -24,6 +24,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -567,6 +568,11 @@ void SimServer::handleCompletion(evhttp_request *Req, bool Chat) {
         Self->Server->dropCompletion(Self->Id);
       },
       C.get());
+  // Each step's SSE event must leave at once, as from uvicorn: with Nagle,
+  // small chunks would wait on the client's delayed ACK and distort ITL.
+  int Fd = bufferevent_getfd(evhttp_connection_get_bufferevent(C->Conn));
+  int One = 1;
+  setsockopt(Fd, IPPROTO_TCP, TCP_NODELAY, &One, sizeof One);
   if (C->Stream) {
     evkeyvalq *Headers = evhttp_request_get_output_headers(Req);
     evhttp_add_header(Headers, "Content-Type", "text/event-stream");
