@@ -11,6 +11,7 @@ static const DiagInfo DiagTable[] = {
 #include "arecipe/Basic/DiagnosticDriverKinds.def"
 #include "arecipe/Basic/DiagnosticParseKinds.def"
 #include "arecipe/Basic/DiagnosticSemaKinds.def"
+#include "arecipe/Basic/DiagnosticCodegenKinds.def"
 #undef DIAG
 };
 

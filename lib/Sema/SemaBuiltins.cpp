@@ -53,7 +53,9 @@ static const std::vector<Signature> &constructors(SemaImpl &S) {
         {"router", Type::of(Type::Router, true), false, Value::none()}}},
       {"atomesh",
        {{"policy", Policy, false,
-         Value::enumMember(S.builtinEnum("router_policy"), "round_robin")}}},
+         Value::enumMember(S.builtinEnum("router_policy"), "round_robin")},
+        {"session_header", Type::of(Type::String, true), false, Value::none()},
+        {"port", Type::of(Type::Int), false, Value::integer(8080)}}},
   };
   return Sigs;
 }
@@ -100,7 +102,8 @@ static const std::vector<Signature> &preflightActions(SemaImpl &S) {
 
 static const char *const PlainFunctions[] = {
     "min",  "max",  "floor",  "ceil",        "round", "floordiv",
-    "len",  "join", "format", "json",        "dram_budget", "cell"};
+    "len",  "join", "format", "json",        "dram_budget", "cell",
+    "decimal"};
 
 bool SemaImpl::isBuiltinFunction(llvm::StringRef Name) const {
   for (const char *F : PlainFunctions)
@@ -428,6 +431,22 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
       Out += (N ? Args[1].getString() : "") + *S;
     }
     return Value::string(Out);
+  }
+  // decimal(x, n): x with exactly n fraction digits, rounded half away from
+  // zero, for flags whose launchers print a fixed precision (`3.00`).
+  if (Name == "decimal") {
+    if (!Arity(2))
+      return std::nullopt;
+    if (!Args[0].isNumeric())
+      return Mismatch(0, "float");
+    if (Args[1].kind() != ValueKind::Int || Args[1].getInt() < 0 ||
+        Args[1].getInt() > 18)
+      return Mismatch(1, "int in 0..18");
+    NumericResult<std::string> S = Args[0].getNumber().toDecimalString(
+        static_cast<unsigned>(Args[1].getInt()), Rounding::HalfAwayFromZero);
+    if (!S)
+      return Mismatch(0, "float");
+    return Value::string(*S);
   }
   if (Name == "format") {
     if (Args.empty() || Args[0].kind() != ValueKind::String) {

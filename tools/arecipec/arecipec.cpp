@@ -15,6 +15,7 @@
 #include "arecipe/Basic/DiagnosticVerifier.h"
 #include "arecipe/Basic/JSONDiagnosticPrinter.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
+#include "arecipe/Codegen/PlanEmitter.h"
 #include "arecipe/Parse/Parser.h"
 #include "arecipe/Sema/Sema.h"
 
@@ -26,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <optional>
 
 using namespace arecipe;
 namespace cl = llvm::cl;
@@ -34,7 +36,8 @@ namespace {
 
 enum ExitCode { ExitOk = 0, ExitRecipeErrors = 1, ExitUsage = 2 };
 
-enum class EmitKind { Nothing, AST, Cells };
+enum class EmitKind { Nothing, AST, Cells, Plan };
+enum class PlanMode { Bench, Eval };
 enum class DiagFormat { Text, JSON };
 
 cl::OptionCategory Category("arecipec options");
@@ -47,7 +50,9 @@ cl::opt<EmitKind> Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::N
                        cl::values(clEnumValN(EmitKind::AST, "ast",
                                              "the syntax tree as JSON"),
                                   clEnumValN(EmitKind::Cells, "cells",
-                                             "the resolved cells as JSON")),
+                                             "the resolved cells as JSON"),
+                                  clEnumValN(EmitKind::Plan, "plan",
+                                             "the launch plan (docs/plan-schema.md)")),
                        cl::cat(Category));
 cl::opt<std::string> OutputFilename("o", cl::desc("Output file ('-' for stdout)"),
                                     cl::value_desc("file"), cl::init("-"),
@@ -62,6 +67,15 @@ cl::opt<int64_t> ExplainConc("conc", cl::desc("The cell --explain looks at"),
                              cl::value_desc("N"), cl::init(-1), cl::cat(Category));
 cl::list<std::string> Sets("set", cl::desc("Override a knob in every cell"),
                            cl::value_desc("name=value"), cl::cat(Category));
+cl::opt<PlanMode> Mode(
+    "mode", cl::desc("What the plan measures"), cl::init(PlanMode::Bench),
+    cl::values(clEnumValN(PlanMode::Bench, "bench", "benchmark (the default)"),
+               clEnumValN(PlanMode::Eval, "eval",
+                          "accuracy evaluation: no forced speculative acceptance")),
+    cl::cat(Category));
+cl::opt<std::string> RecipeName("recipe",
+                                cl::desc("Emit only this recipe of the file"),
+                                cl::value_desc("name"), cl::cat(Category));
 const char *Argv0 = nullptr;
 cl::opt<bool> Verify("verify",
                      cl::desc("Check diagnostics against expected-* comments in the input"),
@@ -92,7 +106,14 @@ int printDiagnosticTable() {
   return ExitOk;
 }
 
-/// Writes the requested output; false after an I/O error was reported.
+std::optional<codegen::LaunchPlan> buildPlan(const sema::Compilation &Sema,
+                                             DiagnosticEngine &Diags) {
+  codegen::PlanOptions Opts;
+  Opts.Recipe = RecipeName;
+  return codegen::buildLaunchPlan(Sema, Opts, Diags);
+}
+
+/// Writes the requested output; false after an error was reported.
 bool emit(const ast::File &File, const llvm::SourceMgr &SM,
           DiagnosticEngine &Diags, const sema::Compilation *Sema) {
   if (SyntaxOnly || (Emit == EmitKind::Nothing && Explain.empty()))
@@ -111,6 +132,13 @@ bool emit(const ast::File &File, const llvm::SourceMgr &SM,
   case EmitKind::Cells:
     sema::emitCellsJSON(*Sema, OS);
     break;
+  case EmitKind::Plan: {
+    std::optional<codegen::LaunchPlan> Plan = buildPlan(*Sema, Diags);
+    if (!Plan)
+      return false;
+    codegen::emitPlan(*Plan, OS);
+    break;
+  }
   case EmitKind::Nothing:
     break;
   }
@@ -137,6 +165,11 @@ int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
   Opts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
   Opts.StdRoot = sema::findStdRoot(Argv0, reinterpret_cast<void *>(&emit));
   Opts.Sets.assign(Sets.begin(), Sets.end());
+  // An eval plan is the recipe with `mode = eval` at the command-line level:
+  // every knob that reads `mode` (the forced acceptance length) follows, and
+  // the plan's knobs show where the mode came from.
+  if (Mode == PlanMode::Eval)
+    Opts.Sets.push_back("mode=eval");
   sema::Compilation Sema(SM, Diags, Ctx, std::move(Opts));
   if (!Sema.run(BufferID, File))
     return ExitRecipeErrors;
@@ -146,7 +179,10 @@ int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
     if (Emit == EmitKind::Nothing)
       return ExitOk;
   }
-  return emit(*File, SM, Diags, &Sema) ? ExitOk : ExitUsage;
+  if (!emit(*File, SM, Diags, &Sema))
+    return Diags.hasErrors() && Emit != EmitKind::Cells ? ExitRecipeErrors
+                                                         : ExitUsage;
+  return ExitOk;
 }
 
 int runVerify(llvm::SourceMgr &SM) {

@@ -27,6 +27,7 @@ enum class DiagID : uint16_t {
 #include "arecipe/Basic/DiagnosticDriverKinds.def"
 #include "arecipe/Basic/DiagnosticParseKinds.def"
 #include "arecipe/Basic/DiagnosticSemaKinds.def"
+#include "arecipe/Basic/DiagnosticCodegenKinds.def"
 #undef DIAG
 };
 
@@ -40,7 +41,7 @@ struct DiagInfo {
 
 const DiagInfo &getDiagInfo(DiagID ID);
 
-/// Every declared diagnostic, in table order (driver, parse, sema).
+/// Every declared diagnostic, in table order (driver, parse, sema, codegen).
 llvm::ArrayRef<DiagInfo> listDiagnostics();
 
 /// "error", "warning", "note" or "remark".
