@@ -147,24 +147,41 @@ void planGraphs(StartupPlan &Plan, const Roofline &Model) {
   Capture.EndLines.push_back("Graph capturing finished");
   Plan.Phases.push_back(std::move(Capture));
 
-  int Needed = C.MaxNumSeqs * C.rowsPerDecode();
   StartupPhase Warmup;
   Warmup.Name = "graph-warmup";
-  Warmup.StartLines.push_back(fmt::format(
-      "graph warm-up: decode batches up to max-num-seqs {} x (1 + {} draft "
-      "tokens) = {} rows",
-      C.MaxNumSeqs, C.NumSpeculativeTokens, Needed));
   Warmup.Seconds = 1;
-  // Only FULL graphs must cover every batch; piecewise modes fall back to
-  // eager execution for larger batches.
-  bool Full = C.CudagraphMode == "FULL";
-  if (Full && Sizes.back() < Needed) {
+  // Only FULL graphs must cover the batches they replay; piecewise modes
+  // fall back to eager execution for sizes that were not captured.
+  if (C.CudagraphMode != "FULL") {
+    Warmup.StartLines.push_back(fmt::format(
+        "graph warm-up: mode {} replays captured sizes and runs other batches "
+        "eagerly",
+        C.CudagraphMode));
+    Warmup.EndLines.push_back("graph warm-up done");
+    Plan.Phases.push_back(std::move(Warmup));
+    return;
+  }
+  GraphWarmup G = fullGraphWarmup(Sizes, C.NumSpeculativeTokens,
+                                  C.DecodeContextParallel);
+  Warmup.StartLines.push_back(fmt::format(
+      "graph warm-up: graph batch {} sequences (largest capture size {} / (1 "
+      "+ {} draft tokens)), padded to {} (multiple of dcp {}) = capture size "
+      "{}",
+      G.Sequences, Sizes.back(), C.NumSpeculativeTokens, G.PaddedSequences,
+      C.DecodeContextParallel, G.RequiredSize));
+  if (G.MissingSize) {
+    std::string Why =
+        G.Dense ? fmt::format("{} sequences pad to {} (multiple of dcp {}) x "
+                              "(1 + {} draft tokens)",
+                              G.Sequences, G.PaddedSequences,
+                              C.DecodeContextParallel, C.NumSpeculativeTokens)
+                : "the capture sizes must include every size from 2 to the "
+                  "largest";
     Warmup.EndLines.push_back(fmt::format(
         "RuntimeError: graph warm-up failed: no captured CUDA graph for batch "
-        "size {} (max-num-seqs {} x (1 + {} draft tokens)); largest captured "
-        "size is {}; missing capture sizes {}..{}",
-        Needed, C.MaxNumSeqs, C.NumSpeculativeTokens, Sizes.back(),
-        Sizes.back() + 1, Needed));
+        "size {0}: cudagraph capture size {0} missing: {1}; largest captured "
+        "size is {2}",
+        G.MissingSize, Why, Sizes.back()));
     Warmup.ExitCode = 1;
   } else {
     Warmup.EndLines.push_back("graph warm-up done");
@@ -173,6 +190,37 @@ void planGraphs(StartupPlan &Plan, const Roofline &Model) {
 }
 
 } // namespace
+
+GraphWarmup fullGraphWarmup(const std::vector<int> &SortedSizes,
+                            int DraftTokens, int Dcp) {
+  GraphWarmup G;
+  if (SortedSizes.empty())
+    return G;
+  const int Rows = 1 + DraftTokens;
+  const int Largest = SortedSizes.back();
+  // The graph batch is the largest capture size read as whole verify steps;
+  // a list too short for even one sequence still needs that one.
+  G.Sequences = std::max(1, Largest / Rows);
+  G.PaddedSequences = (G.Sequences + Dcp - 1) / Dcp * Dcp;
+  G.RequiredSize = G.PaddedSequences * Rows;
+  // A hole below the largest size: a batch of that size has no graph to
+  // replay. It is reported first because it is the smallest batch to fail.
+  int Expected = 2;
+  for (int Size : SortedSizes) {
+    if (Size < Expected)
+      continue;
+    if (Size != Expected) {
+      G.Dense = false;
+      G.MissingSize = Expected;
+      return G;
+    }
+    ++Expected;
+  }
+  if (!std::binary_search(SortedSizes.begin(), SortedSizes.end(),
+                          G.RequiredSize))
+    G.MissingSize = G.RequiredSize;
+  return G;
+}
 
 std::string hubCacheDir(const Environment &Env) {
   if (std::string Dir = envOr(Env, "HF_HUB_CACHE"); !Dir.empty())

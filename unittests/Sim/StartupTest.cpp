@@ -63,22 +63,117 @@ TEST(Startup, HealthyPlanEndsWithGraphWarmup) {
   EXPECT_FALSE(find(P, "fetch"));
 }
 
-TEST(Startup, CaptureSizesShortOfMaxNumSeqsTimesDraftFailWarmup) {
-  // Conc 14 with window 2 x 14 = 28: graph_max 112 < 32 x (1 + 3) = 128.
-  StartupPlan P = plan(conc(32, 112));
+std::vector<int> range(int Max) {
+  std::vector<int> Sizes;
+  for (int I = 2; I <= Max; ++I)
+    Sizes.push_back(I);
+  return Sizes;
+}
+
+TEST(Startup, FullGraphBatchIsLargestSizeOverRowsPaddedToDcp) {
+  // Conc 14 with the window derived as 28: 112 / 4 = 28 sequences pad to 32
+  // with dcp 8, so warm-up replays size 128, which was never captured.
+  GraphWarmup G = fullGraphWarmup(range(112), 3, 8);
+  EXPECT_EQ(G.Sequences, 28);
+  EXPECT_EQ(G.PaddedSequences, 32);
+  EXPECT_EQ(G.RequiredSize, 128);
+  EXPECT_TRUE(G.Dense);
+  EXPECT_EQ(G.MissingSize, 128);
+  // The same list without dcp needs nothing beyond its largest size.
+  EXPECT_EQ(fullGraphWarmup(range(112), 3, 1).MissingSize, 0);
+  // A largest size that is not a whole number of verify steps rounds down.
+  G = fullGraphWarmup(range(66), 3, 1);
+  EXPECT_EQ(G.Sequences, 16);
+  EXPECT_EQ(G.MissingSize, 0);
+  // Too small for one verify step: the one sequence still needs its graph.
+  G = fullGraphWarmup({2}, 3, 1);
+  EXPECT_EQ(G.Sequences, 1);
+  EXPECT_EQ(G.MissingSize, 4);
+}
+
+TEST(Startup, SparseCaptureListNamesTheFirstMissingSize) {
+  GraphWarmup G = fullGraphWarmup({2, 4, 8}, 0, 1);
+  EXPECT_FALSE(G.Dense);
+  EXPECT_EQ(G.MissingSize, 3);
+  // A size 1 below the dense range is allowed.
+  EXPECT_EQ(fullGraphWarmup({1, 2, 3, 4}, 0, 1).MissingSize, 0);
+
+  StartupPlan P = plan({"--cudagraph-mode", "FULL", "--cudagraph-capture-sizes",
+                        "[2,4,8]"});
   const StartupPhase &Last = P.Phases.back();
   EXPECT_EQ(Last.Name, "graph-warmup");
   EXPECT_EQ(Last.ExitCode, 1);
-  std::string Log = joined(Last.EndLines);
-  EXPECT_NE(Log.find("no captured CUDA graph for batch size 128"),
+  EXPECT_NE(joined(Last.EndLines).find("cudagraph capture size 3 missing"),
             std::string::npos);
-  EXPECT_NE(Log.find("largest captured size is 112"), std::string::npos);
+}
+
+/// One cell of the reference recipe (domain.md section 2) as its server argv.
+struct ReferenceCell {
+  int Conc, Dcp, Draft;
+  const char *AcceptanceLength;
+  int MaxNumSeqs, MaxNumBatchedTokens;
+  const char *Utilization;
+  int GraphMax;
+};
+
+std::vector<std::string> cellArgs(const ReferenceCell &Cell) {
+  std::vector<std::string> Args = {
+      "--decode-context-parallel-size", std::to_string(Cell.Dcp),
+      "--max-num-seqs", std::to_string(Cell.MaxNumSeqs),
+      "--max-num-batched-tokens", std::to_string(Cell.MaxNumBatchedTokens),
+      "--gpu-memory-utilization", Cell.Utilization,
+      "--level", "3", "--cudagraph-mode", "FULL"};
+  for (std::string &A : captureRange(Cell.GraphMax))
+    Args.push_back(A);
+  if (Cell.Draft > 0)
+    for (std::string A :
+         {std::string("--method"), std::string("dspark"),
+          std::string("--num-speculative-tokens"), std::to_string(Cell.Draft),
+          std::string("--spec-decode-acceptance-length"),
+          std::string(Cell.AcceptanceLength)})
+      Args.push_back(A);
+  return Args;
+}
+
+TEST(Startup, EveryReferenceCellPassesGraphWarmup) {
+  // Conc 14 runs the conc-16 server (window pinned at 32, graph_max 128).
+  const ReferenceCell Cells[] = {
+      {1, 1, 7, "3.84", 32, 8192, "0.88", 16},
+      {2, 1, 7, "3.84", 32, 8192, "0.88", 32},
+      {4, 1, 7, "3.84", 32, 8192, "0.88", 64},
+      {8, 8, 3, "3.00", 32, 4096, "0.88", 64},
+      {12, 8, 3, "3.00", 24, 4096, "0.88", 96},
+      {14, 8, 3, "3.00", 32, 8192, "0.86", 128},
+      {16, 8, 3, "3.00", 32, 8192, "0.86", 128},
+      {32, 8, 0, "", 64, 8192, "0.86", 64},
+      {40, 8, 0, "", 80, 8192, "0.86", 80},
+      {56, 8, 0, "", 112, 8192, "0.86", 112},
+      {64, 8, 0, "", 128, 8192, "0.86", 128}};
+  for (const ReferenceCell &Cell : Cells) {
+    StartupPlan P = plan(cellArgs(Cell));
+    ASSERT_FALSE(P.Phases.empty());
+    EXPECT_EQ(P.Phases.back().Name, "graph-warmup") << "conc " << Cell.Conc;
+    for (const StartupPhase &Phase : P.Phases)
+      EXPECT_EQ(Phase.ExitCode, 0) << "conc " << Cell.Conc << ": " << Phase.Name;
+  }
+}
+
+TEST(Startup, Conc14WithDerivedWindowDiesInWarmupNaming128) {
+  ReferenceCell Bad = {14, 8, 3, "3.00", 32, 8192, "0.86", 112};
+  StartupPlan P = plan(cellArgs(Bad));
+  const StartupPhase &Last = P.Phases.back();
+  EXPECT_EQ(Last.Name, "graph-warmup");
+  EXPECT_EQ(Last.ExitCode, 1);
+  EXPECT_NE(joined(Last.EndLines)
+                .find("cudagraph capture size 128 missing: 28 sequences pad "
+                      "to 32 (multiple of dcp 8) x (1 + 3 draft tokens)"),
+            std::string::npos);
   // Piecewise graphs and eager mode do not need full coverage.
-  std::vector<std::string> Piecewise = conc(32, 112);
+  std::vector<std::string> Piecewise = cellArgs(Bad);
   Piecewise.push_back("--cudagraph-mode");
   Piecewise.push_back("PIECEWISE");
   EXPECT_EQ(plan(Piecewise).Phases.back().ExitCode, 0);
-  std::vector<std::string> Eager = conc(32, 112);
+  std::vector<std::string> Eager = cellArgs(Bad);
   Eager.push_back("--enforce-eager");
   EXPECT_FALSE(find(plan(Eager), "graph-warmup"));
 }

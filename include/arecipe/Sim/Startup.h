@@ -40,6 +40,24 @@ struct StartupPlan {
 
 using Environment = std::map<std::string, std::string>;
 
+/// What warm-up of FULL CUDA graphs needs from a capture-size list. The
+/// engine sizes its graph batch from the largest capture size, read as whole
+/// verify steps of (1 + draft) rows; with decode-context parallelism the
+/// decode batch is padded to a multiple of dcp sequences, and warm-up replays
+/// the graph of that padded batch, so its size must have been captured.
+struct GraphWarmup {
+  int Sequences = 0;       // largest capture size / (1 + draft), at least 1
+  int PaddedSequences = 0; // rounded up to a multiple of dcp
+  int RequiredSize = 0;    // PaddedSequences x (1 + draft)
+  bool Dense = true;       // every size from 2 to the largest is captured
+  int MissingSize = 0;     // 0: warm-up succeeds; else the first size absent
+};
+
+/// \p SortedSizes is the deduplicated capture-size list in ascending order.
+/// Every size from 2 to the largest must be present, then RequiredSize.
+GraphWarmup fullGraphWarmup(const std::vector<int> &SortedSizes,
+                            int DraftTokens, int Dcp);
+
 StartupPlan planStartup(const Roofline &Model, const SimOptions &Options,
                         const Environment &Env);
 
