@@ -16,6 +16,7 @@
 #include "arecipe/Basic/JSONDiagnosticPrinter.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Codegen/PlanEmitter.h"
+#include "arecipe/Codegen/ShellEmitter.h"
 #include "arecipe/Parse/Parser.h"
 #include "arecipe/Sema/Sema.h"
 
@@ -36,7 +37,7 @@ namespace {
 
 enum ExitCode { ExitOk = 0, ExitRecipeErrors = 1, ExitUsage = 2 };
 
-enum class EmitKind { Nothing, AST, Cells, Plan };
+enum class EmitKind { Nothing, AST, Cells, Plan, Shell };
 enum class PlanMode { Bench, Eval };
 enum class DiagFormat { Text, JSON };
 
@@ -52,7 +53,9 @@ cl::opt<EmitKind> Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::N
                                   clEnumValN(EmitKind::Cells, "cells",
                                              "the resolved cells as JSON"),
                                   clEnumValN(EmitKind::Plan, "plan",
-                                             "the launch plan (docs/plan-schema.md)")),
+                                             "the launch plan (docs/plan-schema.md)"),
+                                  clEnumValN(EmitKind::Shell, "sh",
+                                             "a standalone bash launcher")),
                        cl::cat(Category));
 cl::opt<std::string> OutputFilename("o", cl::desc("Output file ('-' for stdout)"),
                                     cl::value_desc("file"), cl::init("-"),
@@ -137,6 +140,13 @@ bool emit(const ast::File &File, const llvm::SourceMgr &SM,
     if (!Plan)
       return false;
     codegen::emitPlan(*Plan, OS);
+    break;
+  }
+  case EmitKind::Shell: {
+    std::optional<codegen::LaunchPlan> Plan = buildPlan(*Sema, Diags);
+    if (!Plan)
+      return false;
+    codegen::emitShell(*Plan, OS);
     break;
   }
   case EmitKind::Nothing:

@@ -1,0 +1,37 @@
+//===- ShellEmitter.h - `arecipec --emit sh` -------------------*- C++ -*-===//
+//
+// Writes a LaunchPlan as one standalone bash launcher for clusters where
+// only a script can go: a `case` over the cells (a concurrency or a cell
+// id), each cell a function that runs the plan's pre-flight actions, starts
+// this node's processes (NODE_RANK) with their argv and environment, waits
+// for readiness and runs the client on node 0. Every word comes from the
+// plan and is single-quoted unless it is plainly safe, so the script is
+// `bash -n` and shellcheck clean and means what the plan means. Its print
+// mode (`--print [CELL]` or ARECIPE_PRINT=1) runs nothing and prints each
+// process's argv and env in a line format tests compare with the plan.
+// It is a convenience, not a second runtime: no resume, no stall detection.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_CODEGEN_SHELLEMITTER_H
+#define ARECIPE_CODEGEN_SHELLEMITTER_H
+
+#include "arecipe/Codegen/LaunchPlan.h"
+
+#include "llvm/ADT/StringRef.h"
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace arecipe::codegen {
+
+/// S as one bash word: bare when it holds only characters no shell treats
+/// specially, else single-quoted ('\'' for a quote).
+std::string shellQuote(llvm::StringRef S);
+
+void emitShell(const LaunchPlan &Plan, llvm::raw_ostream &OS);
+
+} // namespace arecipe::codegen
+
+#endif // ARECIPE_CODEGEN_SHELLEMITTER_H

@@ -1,0 +1,381 @@
+//===- ShellEmitter.cpp - `arecipec --emit sh` ----------------------------===//
+//
+// The script is a fixed prelude of bash functions (one per pre-flight
+// action kind, process start, readiness, client, teardown) followed by one
+// generated function per cell that calls them with the plan's values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "arecipe/Codegen/ShellEmitter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace arecipe;
+using namespace arecipe::codegen;
+
+std::string codegen::shellQuote(llvm::StringRef S) {
+  auto Safe = [](char C) {
+    return llvm::isAlnum(C) || llvm::StringRef("_./:=@%+-").contains(C);
+  };
+  if (!S.empty() && llvm::all_of(S, Safe))
+    return S.str();
+  std::string Out = "'";
+  for (char C : S) {
+    if (C == '\'')
+      Out += "'\\''";
+    else
+      Out += C;
+  }
+  return Out + "'";
+}
+
+/// Bash has no `{node_addr:K}`: in print mode it is printed as the plan has
+/// it, at launch it becomes ARECIPE_NODE_ADDR_<K> (default 127.0.0.1).
+static const char *const Prelude = R"bash(set -euo pipefail
+
+print_mode=${ARECIPE_PRINT:-0}
+if [[ ${1:-} == --print ]]; then
+  print_mode=1
+  shift
+fi
+cell=${1:-}
+node_rank=${NODE_RANK:-0}
+log_dir=${ARECIPE_LOG_DIR:-.}
+pids=()
+declare -A health_url=()
+proc_argv=()
+proc_env=()
+
+fail() {
+  printf 'arecipe: %s\n' "$*" >&2
+  exit 1
+}
+
+teardown() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  done
+  wait || true
+}
+trap teardown EXIT
+
+node_addr() {
+  local var="ARECIPE_NODE_ADDR_$1"
+  printf '%s' "${!var:-127.0.0.1}"
+}
+
+# Replaces every {node_addr:K} in one word.
+subst() {
+  local word=$1 k
+  while [[ $word =~ \{node_addr:([0-9]+)\} ]]; do
+    k=${BASH_REMATCH[1]}
+    word=${word//"{node_addr:$k}"/$(node_addr "$k")}
+  done
+  printf '%s' "$word"
+}
+
+unset_env() {
+  [[ $print_mode == 1 ]] && return 0
+  unset "$@"
+}
+
+require_version() {
+  local tool=$1 pattern=$2 on_mismatch=$3 version
+  shift 3
+  [[ $print_mode == 1 ]] && return 0
+  version=$("$@" 2>/dev/null || printf 'unknown')
+  printf 'arecipe: %s version %s\n' "$tool" "$version"
+  # shellcheck disable=SC2053 # the pattern is a glob on purpose
+  if [[ $version != $pattern ]]; then
+    [[ $on_mismatch == fail ]] && fail "$tool $version does not match $pattern"
+    printf 'arecipe: warning: %s %s does not match %s\n' "$tool" "$version" "$pattern" >&2
+  fi
+}
+
+stage_model() {
+  local repo=$1 attempts=$2 delay=$3 n
+  [[ $print_mode == 1 ]] && return 0
+  for ((n = 1; n <= attempts; n++)); do
+    if hf download "$repo" >/dev/null; then
+      return 0
+    fi
+    ((n < attempts)) && sleep "$delay"
+  done
+  fail "could not stage $repo after $attempts attempts"
+}
+
+check_paths() {
+  local nodes=$1 path
+  shift
+  [[ $print_mode == 1 ]] && return 0
+  [[ $nodes == rank0 && $node_rank != 0 ]] && return 0
+  for path in "$@"; do
+    [[ -e $path ]] || fail "missing $path on node $node_rank"
+  done
+}
+
+# The largest fraction of VRAM in use on any GPU of this node.
+gpu_used_fraction() {
+  case "$smi" in
+  nvidia-smi)
+    nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits |
+      awk -F', *' 'BEGIN { m = 0 } { f = $1 / $2; if (f > m) m = f } END { print m }'
+    ;;
+  *)
+    rocm-smi --showmemuse --csv |
+      awk -F, 'NR > 1 { f = $NF / 100; if (f > m) m = f } END { print m + 0 }'
+    ;;
+  esac
+}
+
+wait_clean_gpus() {
+  local max_used=$1 timeout=$2 poll=$3 waited=0 used
+  [[ $print_mode == 1 ]] && return 0
+  while :; do
+    used=$(gpu_used_fraction)
+    awk -v u="$used" -v m="$max_used" 'BEGIN { exit !(u <= m) }' && return 0
+    ((waited >= timeout)) && fail "GPUs still ${used} used after ${timeout}s"
+    sleep "$poll"
+    waited=$((waited + poll))
+  done
+}
+
+prepare_cache() {
+  local dir=$1 from=$2
+  [[ $print_mode == 1 ]] && return 0
+  if ! mkdir -p "$dir" 2>/dev/null || [[ ! -w $dir ]]; then
+    dir=$(mktemp -d)
+    printf 'arecipe: shared cache unavailable, private copy in %s\n' "$dir" >&2
+  fi
+  if [[ -n $from && -d $from ]]; then
+    cp -rn "$from/." "$dir/"
+  fi
+}
+
+verify_import() {
+  local package=$1 expect=$2 where
+  shift 2
+  [[ $print_mode == 1 ]] && return 0
+  where=$("$@" -c "import os, $package; print(os.path.dirname($package.__file__))")
+  [[ $where == "$expect"* ]] || fail "$package imports from $where, expected $expect"
+}
+
+run_step() {
+  local limit=$1
+  shift
+  [[ $print_mode == 1 ]] && return 0
+  timeout "$limit" "$@" || fail "setup command failed: $*"
+}
+
+wait_ready() {
+  local name=$1 url=$2 timeout=$3 pid=${4:-} waited=0
+  until curl -sf -o /dev/null "$url"; do
+    [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null && fail "$name exited before it was ready"
+    ((waited >= timeout)) && fail "$name not ready after ${timeout}s"
+    sleep 5
+    waited=$((waited + 5))
+  done
+}
+
+# process NAME NODE GPUS PORT HEALTH TIMEOUT [AFTER...], with proc_argv and
+# proc_env set by the caller.
+process() {
+  local name=$1 node=$2 gpus=$3 port=$4 health=$5 timeout=$6 dep word
+  shift 6
+  if [[ -n $health ]]; then
+    health_url[$name]="http://$(node_addr "$node"):$port$health"
+  fi
+  if [[ $print_mode == 1 ]]; then
+    printf 'process %s\n' "$name"
+    printf 'argv %s\n' "${proc_argv[@]}"
+    if ((${#proc_env[@]})); then
+      printf 'env %s\n' "${proc_env[@]}"
+    fi
+    printf 'gpus %s\n' "$gpus"
+    return 0
+  fi
+  [[ $node == "$node_rank" ]] || return 0
+  for dep in "$@"; do
+    wait_ready "$dep" "${health_url[$dep]}" "$timeout"
+  done
+  local -a argv=()
+  for word in "${proc_argv[@]}"; do
+    argv+=("$(subst "$word")")
+  done
+  printf 'arecipe: starting %s on node %s\n' "$name" "$node"
+  env "${proc_env[@]}" "$visible_devices_env=$gpus" "${argv[@]}" \
+    >"$log_dir/$name.log" 2>&1 &
+  pids+=("$!")
+  if [[ -n $health ]]; then
+    wait_ready "$name" "${health_url[$name]}" "$timeout" "$!"
+  fi
+}
+
+# client TARGET MODEL CONC KIND ARGS... (agentic: TRACE DURATION HEADER;
+# fixed: ISL OSL RATIO PROMPTS WARMUP RATE)
+client() {
+  local target=$1 model=$2 conc=$3 kind=$4 url
+  shift 4
+  if [[ $print_mode == 1 ]]; then
+    printf 'client %s %s %s\n' "$target" "$conc" "$kind"
+    return 0
+  fi
+  [[ $node_rank == 0 ]] || { wait; return 0; }
+  url=${health_url[$target]%/*}
+  if [[ $kind == agentic ]]; then
+    "${ARECIPE_AIPERF:-aiperf}" profile --url "$url" --endpoint /v1/chat/completions \
+      --endpoint-type chat --streaming --model "$model" --concurrency "$conc" \
+      --public-dataset "$1" --benchmark-duration "$2" \
+      --output-artifact-dir "$log_dir/aiperf_artifacts"
+  else
+    "${ARECIPE_BENCH:-vllm}" bench serve --base-url "$url" --model "$model" \
+      --dataset-name random --random-input-len "$1" --random-output-len "$2" \
+      --random-range-ratio "$3" --num-prompts "$4" --num-warmups "$5" \
+      --request-rate "${6/#0/inf}" --max-concurrency "$conc" --ignore-eos
+  fi
+}
+)bash";
+
+static std::string functionName(llvm::StringRef Id) {
+  std::string Out = "cell_";
+  for (char C : Id)
+    Out += llvm::isAlnum(C) ? C : '_';
+  return Out;
+}
+
+static std::string jsonWord(const OrderedJSON &J) {
+  return shellQuote(J.is_string() ? J.get<std::string>() : J.dump());
+}
+
+static void emitPreflight(const PreflightStep &S, llvm::raw_ostream &OS) {
+  const OrderedJSON &F = S.Fields;
+  auto Words = [&](const OrderedJSON &List) {
+    for (const auto &W : List)
+      OS << " " << shellQuote(W.get<std::string>());
+  };
+  OS << "  ";
+  if (S.Action == "unset_env") {
+    OS << "unset_env";
+    Words(F["names"]);
+  } else if (S.Action == "require_version") {
+    OS << "require_version " << jsonWord(F["tool"]) << " "
+       << jsonWord(F["pattern"]) << " " << jsonWord(F["on_mismatch"]);
+    Words(F["probe"]);
+  } else if (S.Action == "stage_model") {
+    OS << "stage_model " << jsonWord(F["repo"]) << " " << jsonWord(F["attempts"])
+       << " " << jsonWord(F["delay_s"]);
+  } else if (S.Action == "check_paths") {
+    OS << "check_paths " << jsonWord(F["nodes"]);
+    Words(F["paths"]);
+  } else if (S.Action == "wait_clean_gpus") {
+    OS << "wait_clean_gpus " << jsonWord(F["max_used_fraction"]) << " "
+       << jsonWord(F["timeout_s"]) << " " << jsonWord(F["poll_s"]);
+  } else if (S.Action == "prepare_cache") {
+    OS << "prepare_cache " << jsonWord(F["dir"]) << " "
+       << shellQuote(F.contains("from_image_path")
+                         ? F["from_image_path"].get<std::string>()
+                         : "");
+  } else if (S.Action == "verify_import") {
+    OS << "verify_import " << jsonWord(F["package"]) << " "
+       << jsonWord(F["expect_prefix"]);
+    Words(F["python"]);
+  } else if (S.Action == "run") {
+    OS << "run_step " << jsonWord(F["timeout_s"]);
+    Words(F["argv"]);
+  }
+  OS << "\n";
+}
+
+static void emitProcess(const ProcessSpec &P, llvm::raw_ostream &OS) {
+  OS << "  proc_argv=(";
+  for (size_t I = 0; I < P.Argv.size(); ++I)
+    OS << (I ? " " : "") << shellQuote(P.Argv[I]);
+  OS << ")\n  proc_env=(";
+  size_t I = 0;
+  for (const auto &[Name, Value] : P.Env)
+    OS << (I++ ? " " : "") << shellQuote(Name + "=" + Value);
+  OS << ")\n";
+  std::string Gpus;
+  for (int64_t G : P.Gpus.value_or(std::vector<int64_t>()))
+    Gpus += (Gpus.empty() ? "" : ",") + std::to_string(G);
+  std::string Health;
+  if (P.Endpoints)
+    for (const auto &[Name, Path] : *P.Endpoints)
+      if (Name == "health")
+        Health = Path;
+  OS << "  process " << shellQuote(P.Name) << " " << P.NodeRank << " "
+     << shellQuote(Gpus) << " " << P.Port.value_or(0) << " "
+     << shellQuote(Health) << " " << jsonWord(P.StartupTimeoutS);
+  for (const std::string &A : P.After)
+    OS << " " << shellQuote(A);
+  OS << "\n";
+}
+
+static void emitCell(const PlanCell &C, llvm::raw_ostream &OS) {
+  OS << "\n# " << C.Id << ": conc " << C.Conc << ", " << C.Gpus << " GPUs on "
+     << C.Nodes << (C.Nodes == 1 ? " node" : " nodes");
+  if (C.ServerFrom)
+    OS << ", the server of " << *C.ServerFrom;
+  OS << "\n" << functionName(C.Id) << "() {\n";
+  OS << "  if [[ $print_mode == 1 ]]; then printf 'cell %s\\n' "
+     << shellQuote(C.Id) << "; fi\n";
+  for (const PreflightStep &S : C.Preflight)
+    emitPreflight(S, OS);
+  for (const ProcessSpec &P : C.Processes)
+    emitProcess(P, OS);
+  const OrderedJSON &W = C.Client.Workload;
+  OS << "  client " << shellQuote(C.Client.Target) << " "
+     << shellQuote(C.Client.ServedModelName) << " " << C.Client.Concurrency
+     << " " << jsonWord(W["kind"]);
+  if (W["kind"] == "agentic")
+    OS << " " << jsonWord(W["trace"]) << " " << jsonWord(W["duration_s"]);
+  else
+    for (const char *K :
+         {"isl", "osl", "range_ratio", "num_prompts", "warmup", "request_rate"})
+      OS << " " << jsonWord(W[K]);
+  OS << "\n}\n";
+}
+
+void codegen::emitShell(const LaunchPlan &Plan, llvm::raw_ostream &OS) {
+  bool ById = !Plan.Cells.empty() && Plan.Cells.front().Recipe != Plan.RecipeName;
+  std::string Cells;
+  for (const PlanCell &C : Plan.Cells)
+    Cells += (Cells.empty() ? "" : " ") + (ById ? C.Id : std::to_string(C.Conc));
+  OS << "#!/usr/bin/env bash\n"
+     << "# Launcher for " << Plan.RecipeName << ", generated by arecipec from "
+     << Plan.RecipeFile << ".\n"
+     << "# The same program as `arecipec --emit plan`: regenerate, do not edit.\n"
+     << "#\n"
+     << "# usage: " << Plan.RecipeName << ".sh [--print] CELL\n"
+     << "#   CELL: one of " << Cells << "\n"
+     << "#   --print or ARECIPE_PRINT=1: print argv and env, run nothing (no\n"
+     << "#     CELL: every cell); NODE_RANK: this node of the allocation (0);\n"
+     << "#   ARECIPE_NODE_ADDR_<K>: the address of node K (127.0.0.1).\n"
+     << Prelude << "\n"
+     << "smi=" << shellQuote(Plan.Smi) << "\n"
+     << "visible_devices_env=" << shellQuote(Plan.VisibleDevicesEnv) << "\n";
+  for (const PlanCell &C : Plan.Cells)
+    emitCell(C, OS);
+  OS << "\nrun_cell() {\n  case \"$1\" in\n";
+  for (const PlanCell &C : Plan.Cells) {
+    OS << "  ";
+    if (!ById)
+      OS << C.Conc << " | ";
+    OS << shellQuote(C.Id) << ") " << functionName(C.Id) << " ;;\n";
+  }
+  OS << "  *)\n"
+     << "    printf 'unsupported cell %s; cells: %s\\n' \"$1\" "
+     << shellQuote(Cells) << " >&2\n"
+     << "    exit 2\n"
+     << "    ;;\n"
+     << "  esac\n}\n\n"
+     << "if [[ -z $cell && $print_mode == 1 ]]; then\n"
+     << "  for each in " << Cells << "; do\n"
+     << "    run_cell \"$each\"\n"
+     << "  done\n"
+     << "else\n"
+     << "  run_cell \"$cell\"\n"
+     << "fi\n";
+}
