@@ -8,6 +8,11 @@
 // block, and recognises `[DONE]` and in-stream errors. No networking and no
 // timestamps: the transport owns the clock.
 //
+// Every chunk is decoded while it streams, so the common token chunk goes
+// through scanChunk, a validating single-pass scanner that builds nothing;
+// the usage chunk, errors and anything it does not recognise go to the full
+// JSON parser, so both paths classify every input the same way.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ARECIPE_CLIENT_COMPLETIONSTREAM_H
@@ -33,6 +38,20 @@ enum class ChunkKind {
   Done,    ///< the `[DONE]` sentinel
   Error,   ///< an `error` object, or data that is not JSON
 };
+
+/// What scanChunk concluded about one event's data.
+enum class ChunkScan {
+  Output,     ///< a valid JSON object whose choices carry output
+  NoOutput,   ///< a valid JSON object with neither output, usage nor error
+  NeedsParser ///< usage, error, invalid JSON or a shape the scanner leaves alone
+};
+
+/// Scans Data without building a document. Output and NoOutput are only
+/// returned when the full parser would accept Data as the same object and
+/// find no `error` key and no non-null `usage`; everything else, including
+/// malformed JSON, is NeedsParser. Pure, so it can be fuzzed against the
+/// parser.
+ChunkScan scanChunk(std::string_view Data);
 
 class CompletionStreamDecoder {
 public:
