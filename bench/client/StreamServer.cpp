@@ -173,16 +173,21 @@ struct StreamServer::Impl {
     Streaming.push_back(C.Fd);
   }
 
-  // One token for one stream; returns false when the stream finished.
+  // One chunk for one stream; returns false when the stream finished.
   bool emit(Conn &C) {
     if (C.M == Mode::Malformed) {
       appendEvent(C.Out, "{not json");
       C.Remaining = 0;
     } else {
-      appendEvent(C.Out, C.Chat ? "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"}}]}"
-                                : "{\"choices\":[{\"index\":0,\"text\":\"tok \"}]}");
-      ++C.Emitted;
-      --C.Remaining;
+      int64_t N = std::min(C.Remaining, std::max<int64_t>(1, O.TokensPerChunk));
+      std::string Json = C.Chat ? "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\""
+                                : "{\"choices\":[{\"index\":0,\"text\":\"";
+      for (int64_t K = 0; K < N; ++K)
+        Json += "tok ";
+      Json += C.Chat ? "\"}}]}" : "\"}]}";
+      appendEvent(C.Out, Json);
+      C.Emitted += N;
+      C.Remaining -= N;
     }
     if (C.Remaining > 0)
       return true;

@@ -1,8 +1,8 @@
 //===- StreamServer.h - A minimal, fast OpenAI streaming server -*- C++ -*-===//
 //
 // Test and benchmark support, not product code. One epoll thread serving
-// HTTP/1.1 keep-alive and streaming OpenAI-style SSE completions (one word per
-// chunk, a usage chunk, then [DONE]) at a fixed inter-token tick, cheap enough
+// HTTP/1.1 keep-alive and streaming OpenAI-style SSE completions (one word, or
+// TokensPerChunk words, per chunk, a usage chunk, then [DONE]) at a fixed inter-token tick, cheap enough
 // that the client under test stays the bottleneck. The model name selects a
 // failure for error-classification tests: "fail-context" (400 context
 // overflow), "fail-500", "fail-malformed" (non-JSON event), "fail-truncated"
@@ -23,7 +23,10 @@ namespace arecipe::bench {
 
 struct StreamServerOptions {
   int Port = 0;              ///< 0 = ephemeral
-  int64_t TickUs = 1000;     ///< every tick, each active stream emits one token
+  int64_t TickUs = 1000;     ///< every tick, each active stream emits one chunk
+  /// Tokens per chunk: above 1, one SSE event carries several tokens, as a
+  /// server doing speculative decoding sends them.
+  int64_t TokensPerChunk = 1;
   int64_t MaxRequests = 0;   ///< stop after this many (0 = never)
 };
 

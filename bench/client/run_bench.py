@@ -1,12 +1,17 @@
 #!/usr/bin/python3
 """Client benchmark: arecipe-load vs the reference aiohttp client, same server, same run.
 
-  run_bench.py --build BUILD_DIR [--quick]
+  run_bench.py --build BUILD_DIR [--repeat N] [--tokens-per-chunk K] [--pin]
+               [--only tokens,conc,lag]
 
 Starts bench/client's fast streaming server (its own process, 127.0.0.1,
 ephemeral port), then for each scenario runs arecipe-load and ref_client.py
 one after the other against it, measuring each client's process CPU time with
-wait4(2). Prints a markdown table. Kills the server on exit.
+wait4(2). With --repeat N every measurement is taken N times (the two clients
+alternating) and the table shows medians, the notes every run. --pin puts the
+server on CPU 0 and the clients on CPU 1, so neither steals the other's core.
+--tokens-per-chunk K makes the server put K tokens in each SSE chunk, as
+speculative decoding does. Prints a markdown table. Kills the server on exit.
 
 Scenarios:
   tokens/CPU-s  closed loop, C=256, 2560 requests, ISL 128, OSL 256
@@ -19,16 +24,23 @@ import argparse
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CLIENT_CPUS = None  # set by --pin
+
+
+def pinned(cpus):
+    return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
 
 
 def run_measured(cmd):
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=pinned(CLIENT_CPUS))
     out = proc.stdout.read()
     err = proc.stderr.read()
     _, status, ru = os.wait4(proc.pid, 0)
@@ -68,17 +80,30 @@ def reference(url, conc, n, isl, osl, rate=0.0):
     return r
 
 
+def median_of(runs, key):
+    return statistics.median(r[key] for r in runs)
+
+
 def main():
+    global CLIENT_CPUS
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--tick-us", type=int, default=5000)
+    ap.add_argument("--tokens-per-chunk", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--pin", action="store_true")
+    ap.add_argument("--only", default="tokens,conc,lag")
     args = ap.parse_args()
+    only = set(args.only.split(","))
+    if args.pin:
+        CLIENT_CPUS = {1}
     tmp = tempfile.mkdtemp(prefix="client-bench-")
     port_file = os.path.join(tmp, "port")
     server = subprocess.Popen(
         [os.path.join(args.build, "bench", "client", "arecipe-bench-stream-server"),
-         "--tick-us", str(args.tick_us), "--port-file", port_file],
-        start_new_session=True)
+         "--tick-us", str(args.tick_us), "--tokens-per-chunk", str(args.tokens_per_chunk),
+         "--port-file", port_file],
+        start_new_session=True, preexec_fn=pinned({0} if args.pin else None))
     try:
         for _ in range(100):
             if os.path.exists(port_file):
@@ -86,36 +111,62 @@ def main():
             time.sleep(0.05)
         url = "http://127.0.0.1:%s" % open(port_file).read().strip()
         rows = []
-
-        a = arecipe(args.build, port_file, os.path.join(tmp, "t"), 256, 2560, 128, 256)
-        p = reference(url, 256, 2560, 128, 256)
-        ta, tp = a["tokens"] / a["cpu_s"], p["tokens"] / p["cpu_s"] if p["cpu_s"] else 0
-        rows.append(("streamed tokens per client CPU-second (C=256, OSL 256)",
-                     f"{ta:,.0f} ({a['tokens']:,} tok / {a['cpu_s']:.2f} s)",
-                     f"{tp:,.0f} ({p['tokens']:,} tok / {p['cpu_s']:.2f} s)",
-                     f"{ta / tp:.1f}x" if tp else "-"))
-
-        best_a = best_p = 0
         notes = []
-        for conc in (256, 512, 1024):
-            a = arecipe(args.build, port_file, os.path.join(tmp, f"c{conc}"), conc, 2 * conc, 32, 64)
-            p = reference(url, conc, 2 * conc, 32, 64)
-            if a["ok"] == 2 * conc and a["peak"] == conc:
-                best_a = conc
-            if p.get("ok") == 2 * conc:
-                best_p = conc
-            notes.append(f"C={conc}: arecipe {a['ok']}/{2*conc} ok, peak {a['peak']}, "
-                         f"{a['cpu_s']:.2f} CPU-s; reference {p.get('ok', 0)}/{2*conc} ok, "
-                         f"{p['cpu_s']:.2f} CPU-s")
-        rows.append(("highest concurrency tried with every request successful (256/512/1024)",
-                     str(best_a), str(best_p), "-"))
 
-        a = arecipe(args.build, port_file, os.path.join(tmp, "r"), 0, 4000, 32, 16, rate=400)
-        p = reference(url, 0, 4000, 32, 16, rate=400)
-        rows.append(("send lag p99, Poisson 400 req/s (actual - scheduled)",
-                     f"{a['lag_p99_s'] * 1e3:.3f} ms (p50 {a['lag_p50_s'] * 1e3:.3f})",
-                     f"{p['lag_p99_s'] * 1e3:.3f} ms (p50 {p['lag_p50_s'] * 1e3:.3f})",
-                     f"{p['lag_p99_s'] / a['lag_p99_s']:.0f}x lower" if a["lag_p99_s"] else "-"))
+        def both(a_fn, p_fn):
+            a_runs, p_runs = [], []
+            for _ in range(args.repeat):
+                a_runs.append(a_fn())
+                p_runs.append(p_fn())
+            return a_runs, p_runs
+
+        if "tokens" in only:
+            a_runs, p_runs = both(
+                lambda: arecipe(args.build, port_file, os.path.join(tmp, "t"), 256, 2560, 128, 256),
+                lambda: reference(url, 256, 2560, 128, 256))
+            for r in a_runs + p_runs:
+                r["tps"] = r["tokens"] / r["cpu_s"] if r["cpu_s"] else 0
+            ta, tp = median_of(a_runs, "tps"), median_of(p_runs, "tps")
+            rows.append(("streamed tokens per client CPU-second (C=256, OSL 256)",
+                         f"{ta:,.0f} ({a_runs[0]['tokens']:,} tok / "
+                         f"{median_of(a_runs, 'cpu_s'):.2f} s)",
+                         f"{tp:,.0f} ({p_runs[0]['tokens']:,} tok / "
+                         f"{median_of(p_runs, 'cpu_s'):.2f} s)",
+                         f"{ta / tp:.1f}x" if tp else "-"))
+            notes.append("tokens/CPU-s runs: arecipe " +
+                         ", ".join(f"{r['tps']:,.0f}" for r in a_runs) + "; reference " +
+                         ", ".join(f"{r['tps']:,.0f}" for r in p_runs))
+
+        if "conc" in only:
+            best_a = best_p = 0
+            for conc in (256, 512, 1024):
+                a = arecipe(args.build, port_file, os.path.join(tmp, f"c{conc}"), conc, 2 * conc,
+                            32, 64)
+                p = reference(url, conc, 2 * conc, 32, 64)
+                if a["ok"] == 2 * conc and a["peak"] == conc:
+                    best_a = conc
+                if p.get("ok") == 2 * conc:
+                    best_p = conc
+                notes.append(f"C={conc}: arecipe {a['ok']}/{2*conc} ok, peak {a['peak']}, "
+                             f"{a['cpu_s']:.2f} CPU-s; reference {p.get('ok', 0)}/{2*conc} ok, "
+                             f"{p['cpu_s']:.2f} CPU-s")
+            rows.append(("highest concurrency tried with every request successful (256/512/1024)",
+                         str(best_a), str(best_p), "-"))
+
+        if "lag" in only:
+            a_runs, p_runs = both(
+                lambda: arecipe(args.build, port_file, os.path.join(tmp, "r"), 0, 4000, 32, 16,
+                                rate=400),
+                lambda: reference(url, 0, 4000, 32, 16, rate=400))
+            la, lp = median_of(a_runs, "lag_p99_s"), median_of(p_runs, "lag_p99_s")
+            rows.append(("send lag p99, Poisson 400 req/s (actual - scheduled)",
+                         f"{la * 1e3:.3f} ms (p50 {median_of(a_runs, 'lag_p50_s') * 1e3:.3f})",
+                         f"{lp * 1e3:.3f} ms (p50 {median_of(p_runs, 'lag_p50_s') * 1e3:.3f})",
+                         f"{lp / la:.0f}x lower" if la else "-"))
+            notes.append("send lag p99 runs (ms): arecipe " +
+                         ", ".join(f"{r['lag_p99_s'] * 1e3:.3f}" for r in a_runs) +
+                         "; reference " +
+                         ", ".join(f"{r['lag_p99_s'] * 1e3:.3f}" for r in p_runs))
 
         print("| measure | arecipe-load | ref_client.py (aiohttp) | ratio |")
         print("|---|---|---|---|")

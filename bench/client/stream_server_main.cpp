@@ -28,6 +28,8 @@ int main(int Argc, char **Argv) {
   for (int I = 1; I + 1 < Argc; I += 2) {
     if (!std::strcmp(Argv[I], "--tick-us"))
       O.TickUs = std::atoll(Argv[I + 1]);
+    else if (!std::strcmp(Argv[I], "--tokens-per-chunk"))
+      O.TokensPerChunk = std::atoll(Argv[I + 1]);
     else if (!std::strcmp(Argv[I], "--port-file"))
       PortFile = Argv[I + 1];
     else if (!std::strcmp(Argv[I], "--port"))
