@@ -150,12 +150,14 @@ void planGraphs(StartupPlan &Plan, const Roofline &Model) {
   StartupPhase Warmup;
   Warmup.Name = "graph-warmup";
   Warmup.Seconds = 1;
-  // Only FULL graphs must cover the batches they replay; piecewise modes
-  // fall back to eager execution for sizes that were not captured.
-  if (C.CudagraphMode != "FULL") {
+  // Only ATOM's FULL graphs must contain the batch warm-up replays:
+  // piecewise modes run uncaptured sizes eagerly, and vLLM pads a batch to
+  // the next captured size (its default list, [1,2,4,8,16,24,...], is sparse)
+  // and runs batches beyond the largest eagerly.
+  if (C.CudagraphMode != "FULL" || C.Engine != EngineKind::Atom) {
     Warmup.StartLines.push_back(fmt::format(
-        "graph warm-up: mode {} replays captured sizes and runs other batches "
-        "eagerly",
+        "graph warm-up: mode {} replays captured sizes, padding smaller "
+        "batches up and running larger ones eagerly",
         C.CudagraphMode));
     Warmup.EndLines.push_back("graph warm-up done");
     Plan.Phases.push_back(std::move(Warmup));

@@ -107,6 +107,23 @@ TEST(Startup, SparseCaptureListNamesTheFirstMissingSize) {
             std::string::npos);
 }
 
+TEST(Startup, VllmPadsToTheNextCapturedSizeInsteadOfDying) {
+  // Seed 004's shape: a sparse vLLM list whose largest size is not a whole
+  // number of 3-row verify steps.
+  EngineParseResult Vllm = parseEngineArgv(
+      {"vllm", "serve", "moonshotai/Kimi-K3", "--tensor-parallel-size", "8",
+       "--pipeline-parallel-size", "2", "--max-num-seqs", "20",
+       "--compilation-config",
+       R"({"cudagraph_mode":"FULL","cudagraph_capture_sizes":[1,2,4,8,16,32,64]})",
+       "--speculative-config", R"({"method":"mtp","num_speculative_tokens":2})"},
+      std::nullopt);
+  ASSERT_EQ(Vllm.Error, "");
+  Roofline R(mi355x(), model("kimi-k3"), Vllm.Config);
+  StartupPlan P = planStartup(R, SimOptions{}, {});
+  EXPECT_EQ(P.Phases.back().Name, "graph-warmup");
+  EXPECT_EQ(P.Phases.back().ExitCode, 0);
+}
+
 /// One cell of the reference recipe (domain.md section 2) as its server argv.
 struct ReferenceCell {
   int Conc, Dcp, Draft;
