@@ -279,6 +279,8 @@ std::optional<Value> SemaImpl::dramBudget(const Value &U,
     return std::nullopt;
   }
   NumericResult<int64_t> GB = Bytes->round(Rounding::Floor);
+  // The InferenceX entry states the utilization, not the bytes.
+  Ctx.Cell->C->DramUtilization = U.getNumber();
   return quantityOf(*GB, Unit::GB);
 }
 

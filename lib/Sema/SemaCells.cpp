@@ -242,6 +242,8 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
   runChecks(R, CS);
   evaluateRenderings(R, CS);
   evaluatePreflights(R, CS);
+  if (CS.C->ServerRoot && !CS.C->DramUtilization)
+    CS.C->DramUtilization = R.Cells[*CS.C->ServerRoot].C->DramUtilization;
   if (Diags.errorCount() > Errors)
     CS.C->HasErrors = true;
 }

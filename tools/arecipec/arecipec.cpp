@@ -15,6 +15,9 @@
 #include "arecipe/Basic/DiagnosticVerifier.h"
 #include "arecipe/Basic/JSONDiagnosticPrinter.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
+#include "arecipe/Codegen/ChangelogEmitter.h"
+#include "arecipe/Codegen/InferenceXEmitter.h"
+#include "arecipe/Codegen/KnobTableEmitter.h"
 #include "arecipe/Codegen/PlanEmitter.h"
 #include "arecipe/Codegen/ShellEmitter.h"
 #include "arecipe/Parse/Parser.h"
@@ -37,7 +40,7 @@ namespace {
 
 enum ExitCode { ExitOk = 0, ExitRecipeErrors = 1, ExitUsage = 2 };
 
-enum class EmitKind { Nothing, AST, Cells, Plan, Shell };
+enum class EmitKind { Nothing, AST, Cells, Plan, Shell, InferenceX, Table, Changelog };
 enum class PlanMode { Bench, Eval };
 enum class DiagFormat { Text, JSON };
 
@@ -55,7 +58,13 @@ cl::opt<EmitKind> Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::N
                                   clEnumValN(EmitKind::Plan, "plan",
                                              "the launch plan (docs/plan-schema.md)"),
                                   clEnumValN(EmitKind::Shell, "sh",
-                                             "a standalone bash launcher")),
+                                             "a standalone bash launcher"),
+                                  clEnumValN(EmitKind::InferenceX, "inferencex",
+                                             "the InferenceX master-config entry"),
+                                  clEnumValN(EmitKind::Table, "table",
+                                             "markdown: one row per cell, the knobs that vary"),
+                                  clEnumValN(EmitKind::Changelog, "changelog",
+                                             "perf-changelog entry and per-cell diff (with --against)")),
                        cl::cat(Category));
 cl::opt<std::string> OutputFilename("o", cl::desc("Output file ('-' for stdout)"),
                                     cl::value_desc("file"), cl::init("-"),
@@ -79,6 +88,9 @@ cl::opt<PlanMode> Mode(
 cl::opt<std::string> RecipeName("recipe",
                                 cl::desc("Emit only this recipe of the file"),
                                 cl::value_desc("name"), cl::cat(Category));
+cl::opt<std::string> Against("against",
+                            cl::desc("The older recipe --emit changelog compares with"),
+                            cl::value_desc("OLD.arecipe"), cl::cat(Category));
 const char *Argv0 = nullptr;
 cl::opt<bool> Verify("verify",
                      cl::desc("Check diagnostics against expected-* comments in the input"),
@@ -118,7 +130,8 @@ std::optional<codegen::LaunchPlan> buildPlan(const sema::Compilation &Sema,
 
 /// Writes the requested output; false after an error was reported.
 bool emit(const ast::File &File, const llvm::SourceMgr &SM,
-          DiagnosticEngine &Diags, const sema::Compilation *Sema) {
+          DiagnosticEngine &Diags, const sema::Compilation *Sema,
+          const sema::Compilation *Old = nullptr) {
   if (SyntaxOnly || (Emit == EmitKind::Nothing && Explain.empty()))
     return true;
   std::error_code EC;
@@ -149,6 +162,15 @@ bool emit(const ast::File &File, const llvm::SourceMgr &SM,
     codegen::emitShell(*Plan, OS);
     break;
   }
+  case EmitKind::InferenceX:
+    codegen::emitInferenceX(*Sema, OS);
+    break;
+  case EmitKind::Table:
+    codegen::emitKnobTable(*Sema, OS);
+    break;
+  case EmitKind::Changelog:
+    codegen::emitChangelog(*Old, *Sema, OS);
+    break;
   case EmitKind::Nothing:
     break;
   }
@@ -183,13 +205,40 @@ int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
   sema::Compilation Sema(SM, Diags, Ctx, std::move(Opts));
   if (!Sema.run(BufferID, File))
     return ExitRecipeErrors;
+  // The older version is analysed like the input, in its own context.
+  ast::ASTContext OldCtx;
+  std::unique_ptr<sema::Compilation> Old;
+  if (Emit == EmitKind::Changelog) {
+    if (Against.empty()) {
+      Diags.report(llvm::SMLoc(), DiagID::err_changelog_needs_against);
+      return ExitUsage;
+    }
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> OldBuffer =
+        llvm::MemoryBuffer::getFile(Against, /*IsText=*/false);
+    if (!OldBuffer) {
+      Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file)
+          << Against << OldBuffer.getError().message();
+      return ExitUsage;
+    }
+    unsigned OldID = SM.AddNewSourceBuffer(std::move(*OldBuffer), llvm::SMLoc());
+    ast::File *OldFile = parse::parseFile(SM, OldID, Diags, OldCtx);
+    if (!OldFile || Diags.hasErrors())
+      return ExitRecipeErrors;
+    sema::SemaOptions OldOpts;
+    OldOpts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+    OldOpts.StdRoot = sema::findStdRoot(Argv0, reinterpret_cast<void *>(&emit));
+    OldOpts.Sets.assign(Sets.begin(), Sets.end());
+    Old = std::make_unique<sema::Compilation>(SM, Diags, OldCtx, std::move(OldOpts));
+    if (!Old->run(OldID, OldFile))
+      return ExitRecipeErrors;
+  }
   if (!Explain.empty()) {
     if (!sema::explainKnob(Sema, Explain, ExplainConc, llvm::outs(), Diags))
       return ExitRecipeErrors;
     if (Emit == EmitKind::Nothing)
       return ExitOk;
   }
-  if (!emit(*File, SM, Diags, &Sema))
+  if (!emit(*File, SM, Diags, &Sema, Old.get()))
     return Diags.hasErrors() && Emit != EmitKind::Cells ? ExitRecipeErrors
                                                          : ExitUsage;
   return ExitOk;

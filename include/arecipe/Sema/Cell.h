@@ -191,6 +191,9 @@ struct Cell {
   std::vector<Rendering> Renderings;
   std::vector<ServerProcess> Servers; ///< Prefill servers before decode.
   std::vector<PreflightAction> Preflight; ///< Recipe, band, then at conc.
+  /// The utilization of the `dram_budget(u)` a value of this cell used
+  /// (the InferenceX `dram-utilization`); for `server = cell(N)`, N's.
+  std::optional<Rational> DramUtilization;
   bool HasErrors = false;
 
   const ResolvedValue *find(llvm::StringRef Name) const;

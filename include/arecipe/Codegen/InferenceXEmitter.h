@@ -1,0 +1,39 @@
+//===- InferenceXEmitter.h - `arecipec --emit inferencex` ------*- C++ -*-===//
+//
+// The recipe as an InferenceX master-config entry (inferencex.md §1): image,
+// model, model-prefix, runner, precision, framework, multinode, and the
+// scenario with one search-space arm per group of cells that share their
+// parallelism, offload and speculative settings, each with its conc-list;
+// agentic arms are grouped under the dram-utilization their cells' budget
+// used. What InferenceX cannot express (per-concurrency knobs, env) stays in
+// the plan. The key and the runner come from `labels.config_key` and
+// `labels.runner` when the recipe sets them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARECIPE_CODEGEN_INFERENCEXEMITTER_H
+#define ARECIPE_CODEGEN_INFERENCEXEMITTER_H
+
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace arecipe {
+namespace sema {
+class Compilation;
+struct RecipeCells;
+} // namespace sema
+
+namespace codegen {
+
+/// `labels.config_key`, else the recipe name with `-` for `_`.
+std::string configKey(const sema::RecipeCells &R);
+
+void emitInferenceX(const sema::Compilation &C, llvm::raw_ostream &OS);
+
+} // namespace codegen
+} // namespace arecipe
+
+#endif // ARECIPE_CODEGEN_INFERENCEXEMITTER_H

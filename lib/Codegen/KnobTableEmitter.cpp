@@ -1,0 +1,79 @@
+//===- KnobTableEmitter.cpp - `arecipec --emit table` ---------------------===//
+
+#include "arecipe/Codegen/KnobTableEmitter.h"
+
+#include "arecipe/Sema/Sema.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace arecipe;
+using namespace arecipe::codegen;
+using sema::Value;
+using sema::ValueKind;
+
+std::string codegen::displayValue(const Value &V) {
+  if (V.kind() == ValueKind::List && V.getElements().size() > 2) {
+    const auto &E = V.getElements();
+    bool Consecutive = true;
+    for (size_t I = 0; I < E.size(); ++I)
+      Consecutive &= E[I].kind() == ValueKind::Int &&
+                     E[I].getInt() == E.front().getInt() + int64_t(I);
+    if (Consecutive)
+      return std::to_string(E.front().getInt()) + ".." +
+             std::to_string(E.back().getInt());
+  }
+  if (V.kind() == ValueKind::String)
+    return V.getString();
+  return V.str();
+}
+
+static void emitTable(const sema::RecipeCells &R, llvm::raw_ostream &OS) {
+  std::vector<std::string> Columns;
+  const sema::Cell &First = R.Cells.front();
+  for (const auto &[Name, RV] : First.Values) {
+    if (Name == "concurrency")
+      continue;
+    for (const sema::Cell &C : R.Cells) {
+      const sema::ResolvedValue *Other = C.find(Name);
+      if (!Other || Other->V != RV.V) {
+        Columns.push_back(Name);
+        break;
+      }
+    }
+  }
+  OS << "| conc | gpus |";
+  for (const std::string &Name : Columns)
+    OS << " " << Name << " |";
+  OS << "\n|---|---|";
+  for (size_t I = 0; I < Columns.size(); ++I)
+    OS << "---|";
+  OS << "\n";
+  for (const sema::Cell &C : R.Cells) {
+    OS << "| " << C.Conc;
+    if (C.ServerFrom)
+      OS << " (server of " << *C.ServerFrom << ")";
+    OS << " | " << C.Gpus << " |";
+    for (const std::string &Name : Columns) {
+      const sema::ResolvedValue *RV = C.find(Name);
+      std::string Text = RV ? displayValue(RV->V) : "";
+      // A cell's text must not end the markdown cell early.
+      for (size_t P = Text.find('|'); P != std::string::npos;
+           P = Text.find('|', P + 2))
+        Text.replace(P, 1, "\\|");
+      OS << " " << Text << " |";
+    }
+    OS << "\n";
+  }
+}
+
+void codegen::emitKnobTable(const sema::Compilation &C, llvm::raw_ostream &OS) {
+  auto Recipes = C.recipes();
+  for (size_t I = 0; I < Recipes.size(); ++I) {
+    if (Recipes[I]->Cells.empty())
+      continue;
+    if (I)
+      OS << "\n";
+    OS << "### " << Recipes[I]->Name << "\n\n";
+    emitTable(*Recipes[I], OS);
+  }
+}
