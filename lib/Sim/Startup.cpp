@@ -150,11 +150,14 @@ void planGraphs(StartupPlan &Plan, const Roofline &Model) {
   StartupPhase Warmup;
   Warmup.Name = "graph-warmup";
   Warmup.Seconds = 1;
-  // Only ATOM's FULL graphs must contain the batch warm-up replays:
-  // piecewise modes run uncaptured sizes eagerly, and vLLM pads a batch to
-  // the next captured size (its default list, [1,2,4,8,16,24,...], is sparse)
-  // and runs batches beyond the largest eagerly.
-  if (C.CudagraphMode != "FULL" || C.Engine != EngineKind::Atom) {
+  // Only ATOM's FULL graphs with an explicit list must contain the batch
+  // warm-up replays: piecewise modes run uncaptured sizes eagerly, vLLM pads
+  // a batch to the next captured size (its default list, [1,2,4,8,16,24,...],
+  // is sparse) and runs batches beyond the largest eagerly, and ATOM's own
+  // sparse default list is one the engine is built to pad into.
+  bool ExplicitList = C.Knobs.count("capture_sizes") != 0;
+  if (C.CudagraphMode != "FULL" || C.Engine != EngineKind::Atom ||
+      !ExplicitList) {
     Warmup.StartLines.push_back(fmt::format(
         "graph warm-up: mode {} replays captured sizes, padding smaller "
         "batches up and running larger ones eagerly",

@@ -124,6 +124,15 @@ TEST(Startup, VllmPadsToTheNextCapturedSizeInsteadOfDying) {
   EXPECT_EQ(P.Phases.back().ExitCode, 0);
 }
 
+TEST(Startup, AtomDefaultCaptureListStarts) {
+  // No --cudagraph-capture-sizes: ATOM's sparse default list, which the
+  // engine pads into, whatever the draft and dcp.
+  StartupPlan P = plan({"--cudagraph-mode", "FULL", "-dcp", "8", "--method",
+                        "dspark", "--num-speculative-tokens", "2"});
+  EXPECT_EQ(P.Phases.back().Name, "graph-warmup");
+  EXPECT_EQ(P.Phases.back().ExitCode, 0);
+}
+
 /// One cell of the reference recipe (domain.md section 2) as its server argv.
 struct ReferenceCell {
   int Conc, Dcp, Draft;
