@@ -32,7 +32,9 @@ struct TransportOptions {
   long RequestTimeoutMs = 0;     ///< whole-request limit; 0 = none
   long ConnectTimeoutMs = 10000;
   long MaxCachedConnections = 4096; ///< idle keep-alive connections kept
-  long ReceiveBufferBytes = 65536;  ///< libcurl read size per callback
+  /// libcurl's read size: every SSE event already queued on a socket is
+  /// taken in one recv(2) (512 KiB is libcurl 7.88's CURL_MAX_READ_SIZE).
+  long ReceiveBufferBytes = 512 * 1024;
 };
 
 struct StreamRequest {
