@@ -1,11 +1,16 @@
 //===- Server.cpp - arecipe-sim's HTTP front end and event loop -----------===//
 //
 // One thread, one libevent loop. Three kinds of timer drive everything: the
-// start-up phase timer (and its progress ticks), the engine step timer, and
-// the delayed exit of an injected crash. A step's tokens are computed when
-// the step starts and delivered when its simulated duration has elapsed on
-// the wall clock (duration / time scale), so requests arriving mid-step wait
-// for the next one, as in a real engine.
+// start-up phase timer (and its progress ticks), the engine timer, and the
+// delayed exit of an injected crash.
+//
+// The engine runs on its own simulated clock, not on timer fires: a step
+// planned at engine time t ends at t + duration, and its tokens are due at
+// wall time Start + (t + duration) / K. When the engine timer fires, every
+// step that is due by then is completed in turn (catch-up), each starting
+// where the previous one ended, so simulated time tracks K x wall time
+// however coarse the timer is. A request joins the first step that starts
+// after its simulated arrival, as in a real engine.
 //
 //===----------------------------------------------------------------------===//
 #include "arecipe/Sim/Server.h"
@@ -14,6 +19,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <deque>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -147,7 +153,9 @@ private:
 
   // Engine.
   void kickEngine();
-  void onStep();
+  void runEngine();
+  void admitArrivals();
+  void cancelRequest(uint64_t Id);
   void deliver(const StepResult &R);
   void finish(Completion &C);
   void resetConnection(Completion &C);
@@ -178,9 +186,17 @@ private:
   bool Ready = false;
   std::string PhaseName = "starting";
 
+  /// A request that reached the front end, waiting for the engine clock to
+  /// pass its simulated arrival time.
+  struct Arrival {
+    double At;
+    ScheduledRequest Request;
+  };
+  std::deque<Arrival> Incoming;
   bool StepArmed = false;
+  double EngineClock = 0;       // simulated start of the next step
   std::optional<StepResult> Pending;
-  WallClock::time_point StepEnd;
+  double PendingEnd = 0;        // simulated end of the pending step
   double EngineBusySeconds = 0;
 
   std::unordered_map<uint64_t, std::unique_ptr<Completion>> Active;
@@ -282,7 +298,12 @@ bool SimServer::listen() {
 }
 
 int SimServer::run() {
-  Base = event_base_new();
+  // Timers to the microsecond (timerfd) instead of epoll's millisecond
+  // timeouts, so a step due in 0.2 ms of wall time is not held for 1 ms.
+  event_config *Cfg = event_config_new();
+  event_config_set_flag(Cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+  Base = event_base_new_with_config(Cfg);
+  event_config_free(Cfg);
   Http = evhttp_new(Base);
   ChunkBuffer = evbuffer_new();
   if (!Base || !Http || !ChunkBuffer)
@@ -303,7 +324,7 @@ int SimServer::run() {
     static_cast<SimServer *>(S)->progressTick();
   });
   StepTimer = Timer([](evutil_socket_t, short, void *S) {
-    static_cast<SimServer *>(S)->onStep();
+    static_cast<SimServer *>(S)->runEngine();
   });
   CrashTimer = Timer([](evutil_socket_t, short, void *) {
     // An engine crash leaves no time for cleanup: no flush, no teardown.
@@ -579,7 +600,9 @@ void SimServer::handleCompletion(evhttp_request *Req, bool Chat) {
     evhttp_add_header(Headers, "Cache-Control", "no-cache");
     evhttp_send_reply_start(Req, 200, "OK");
   }
-  Sched.add({Id, Parsed.PromptTokens, std::move(Parsed.BlockHashes), MaxTokens});
+  Incoming.push_back(
+      {simNow(),
+       {Id, Parsed.PromptTokens, std::move(Parsed.BlockHashes), MaxTokens}});
   Active.emplace(Id, std::move(C));
   kickEngine();
 }
@@ -587,7 +610,7 @@ void SimServer::handleCompletion(evhttp_request *Req, bool Chat) {
 void SimServer::dropCompletion(uint64_t Id) {
   ++Disconnects;
   log(LogLevel::Debug, fmt::format("request {}: client went away", Id));
-  Sched.cancel(Id);
+  cancelRequest(Id);
   Active.erase(Id);
 }
 
@@ -767,39 +790,60 @@ std::string SimServer::infoJson() const {
 //===--- Engine -----------------------------------------------------------===//
 
 void SimServer::kickEngine() {
-  if (StepArmed || !Ready || !Sched.hasWork())
+  if (StepArmed || !Ready)
     return;
   StepArmed = true;
-  StepEnd = WallClock::now();
   armTimer(StepTimer, 0);
 }
 
-void SimServer::onStep() {
-  StepArmed = false;
-  if (Pending) {
-    StepResult R = std::move(*Pending);
-    Pending.reset();
-    deliver(R);
+void SimServer::admitArrivals() {
+  // An idle engine waits for the next arrival rather than stepping empty.
+  if (!Sched.hasWork() && !Incoming.empty())
+    EngineClock = std::max(EngineClock, Incoming.front().At);
+  while (!Incoming.empty() && Incoming.front().At <= EngineClock) {
+    Sched.add(std::move(Incoming.front().Request));
+    Incoming.pop_front();
   }
-  if (!Sched.hasWork() || ExitCode)
-    return;
-  StepResult R = Sched.step();
-  if (R.Seconds <= 0)
-    return;
-  EngineBusySeconds += R.Seconds;
-  if (Profiling && Trace.size() < 200000)
-    Trace.push_back({simNow(), R.Seconds, R.Shape.Rows, R.Shape.DecodeSequences,
-                     R.PrefillTokens});
-  auto Now = WallClock::now();
-  // Chain steps on their scheduled ends so wall time does not drift; when
-  // the loop has fallen far behind, restart the chain from now.
-  if (Now - StepEnd > std::chrono::milliseconds(50))
-    StepEnd = Now;
-  StepEnd += std::chrono::duration_cast<WallClock::duration>(
-      std::chrono::duration<double>(R.Seconds / O.TimeScale));
-  Pending = std::move(R);
-  StepArmed = true;
-  armTimer(StepTimer, std::chrono::duration<double>(StepEnd - Now).count());
+}
+
+void SimServer::cancelRequest(uint64_t Id) {
+  auto It = std::find_if(Incoming.begin(), Incoming.end(),
+                         [Id](const Arrival &A) { return A.Request.Id == Id; });
+  if (It != Incoming.end())
+    Incoming.erase(It);
+  else
+    Sched.cancel(Id);
+}
+
+void SimServer::runEngine() {
+  StepArmed = false;
+  const double Now = simNow();
+  while (!ExitCode) {
+    if (Pending) {
+      if (PendingEnd > Now) {
+        StepArmed = true;
+        armTimer(StepTimer, (PendingEnd - Now) / O.TimeScale);
+        return;
+      }
+      EngineClock = PendingEnd;
+      StepResult R = std::move(*Pending);
+      Pending.reset();
+      deliver(R);
+      continue;
+    }
+    admitArrivals();
+    if (!Sched.hasWork())
+      return;
+    StepResult R = Sched.step();
+    if (R.Seconds <= 0)
+      return;
+    EngineBusySeconds += R.Seconds;
+    if (Profiling && Trace.size() < 200000)
+      Trace.push_back({EngineClock, R.Seconds, R.Shape.Rows,
+                       R.Shape.DecodeSequences, R.PrefillTokens});
+    PendingEnd = EngineClock + R.Seconds;
+    Pending = std::move(R);
+  }
 }
 
 void SimServer::deliver(const StepResult &R) {
@@ -869,7 +913,7 @@ void SimServer::resetConnection(Completion &C) {
   int Fd = bufferevent_getfd(evhttp_connection_get_bufferevent(Conn));
   linger L{1, 0};
   setsockopt(Fd, SOL_SOCKET, SO_LINGER, &L, sizeof L);
-  Sched.cancel(Id);
+  cancelRequest(Id);
   Active.erase(Id);
   evhttp_connection_free(Conn);
 }
