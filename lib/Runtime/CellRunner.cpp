@@ -18,6 +18,7 @@
 #include <atomic>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -120,6 +121,25 @@ private:
   bool measure(ordered_json &ClientSummary);
   void teardown();
 
+  // A multi-node cell on a Slurm allocation: this run is one node rank; the
+  // ranks publish their state in rank<R>.json in the shared cell directory
+  // and rank 0 ends the cell for all of them by writing `stop`.
+  bool multiNode() const { return S.NodeRank >= 0 && C.Nodes > 1; }
+  int rank() const { return std::max(S.NodeRank, 0); }
+  bool isLocal(const ProcessSpec &P) const { return !multiNode() || P.NodeRank == S.NodeRank; }
+  std::string rankReportPath(int Rank) const { return fmt::format("{}/rank{}.json", Dir, Rank); }
+  std::string stopPath() const { return Dir + "/stop"; }
+  void writeRankReport(const char *State);
+  /// Another rank's report; null while it has not written one.
+  ordered_json readRankReport(int Rank) const;
+  bool remoteProcessReady(const std::string &Name) const;
+  /// Rank 0: a rank that failed fails the cell. Other ranks: rank 0's stop
+  /// file ends this one. False when the cell must stop.
+  bool checkOtherRanks();
+  void waitForOtherRanksTeardown();
+  CellOutcome runWorkerRank();
+  ordered_json processInfo(const RunningProcess &R) const;
+
   bool startProcess(RunningProcess &R);
   bool dependenciesReady(const ProcessSpec &P) const;
   /// A process that is not running any more fails the cell.
@@ -142,6 +162,8 @@ private:
   std::string Dir;
   std::vector<RunningProcess> Procs;
   std::vector<std::string> Warnings;
+  ordered_json RemoteProcesses = ordered_json::object();
+  bool StoppedByRank0 = false;
   ordered_json Profile = ordered_json::array();
 
   CellStatus Status = CellStatus::Ok;
@@ -186,7 +208,9 @@ bool CellExecution::preflight() {
   if (C.Preflight.empty())
     return true;
   Progress.phase("preflight");
-  PreflightContext Ctx{Plan, C, S, Dir + "/preflight.log",
+  std::string LogName =
+      rank() > 0 ? fmt::format("preflight-rank{}.log", rank()) : std::string("preflight.log");
+  PreflightContext Ctx{Plan, C, S, Dir + "/" + LogName,
                        [&](const std::string &Text) { Progress.note(Text); }};
   for (const PreflightAction &A : C.Preflight) {
     if (interrupted())
@@ -206,11 +230,141 @@ bool CellExecution::preflight() {
 }
 
 bool CellExecution::dependenciesReady(const ProcessSpec &P) const {
-  for (const std::string &Dep : P.After)
+  for (const std::string &Dep : P.After) {
+    const ProcessSpec *D = C.findProcess(Dep);
+    if (D && !isLocal(*D)) {
+      if (!remoteProcessReady(Dep))
+        return false;
+      continue;
+    }
     for (const RunningProcess &R : Procs)
       if (R.Spec->Name == Dep && !R.Ready)
         return false;
+  }
   return true;
+}
+
+ordered_json CellExecution::processInfo(const RunningProcess &R) const {
+  ordered_json P;
+  P["command"] = R.Launch.Command;
+  P["log"] = R.Spec->Name + ".log";
+  if (R.Ready)
+    P["startup_wall_s"] = R.StartupS;
+  if (std::optional<int> Port = R.Probe->port())
+    P["port"] = *Port;
+  P["exit"] = R.Child.describeExit();
+  if (!S.NodeName.empty())
+    P["node"] = S.NodeName;
+  if (multiNode())
+    P["node_rank"] = rank();
+  return P;
+}
+
+void CellExecution::writeRankReport(const char *State) {
+  ordered_json Report;
+  Report["rank"] = rank();
+  Report["node"] = S.NodeName;
+  Report["state"] = State;
+  if (!Reason.empty())
+    Report["reason"] = Reason;
+  if (!FailedProcess.empty())
+    Report["failed_process"] = FailedProcess;
+  if (!LogTail.empty())
+    Report["log_tail"] = LogTail;
+  ordered_json &Ps = Report["processes"] = ordered_json::object();
+  for (RunningProcess &R : Procs) {
+    if (!R.Child.started())
+      continue;
+    Ps[R.Spec->Name] = processInfo(R);
+    Ps[R.Spec->Name]["ready"] = R.Ready;
+  }
+  std::string Err;
+  if (!writeFileAtomically(rankReportPath(rank()), Report.dump(2) + "\n", Err))
+    Warnings.push_back(Err);
+}
+
+ordered_json CellExecution::readRankReport(int Rank) const {
+  std::ifstream In(rankReportPath(Rank));
+  if (!In)
+    return nullptr;
+  ordered_json J = ordered_json::parse(In, nullptr, /*allow_exceptions=*/false);
+  return J.is_object() ? J : ordered_json(nullptr);
+}
+
+bool CellExecution::remoteProcessReady(const std::string &Name) const {
+  const ProcessSpec *P = C.findProcess(Name);
+  ordered_json Report = readRankReport(P->NodeRank);
+  return Report.is_object() && Report["processes"].contains(Name) &&
+         Report["processes"][Name].value("ready", false);
+}
+
+bool CellExecution::checkOtherRanks() {
+  if (!multiNode())
+    return true;
+  if (rank() > 0) {
+    std::error_code Ec;
+    if (fs::exists(stopPath(), Ec))
+      StoppedByRank0 = true;
+    return !StoppedByRank0;
+  }
+  for (int Rank = 1; Rank < C.Nodes; ++Rank) {
+    ordered_json Report = readRankReport(Rank);
+    if (!Report.is_object() || Report.value("state", "") != "failed")
+      continue;
+    failWith(CellStatus::Failed,
+             fmt::format("node rank {} ({}): {}", Rank, Report.value("node", "?"),
+                         Report.value("reason", "failed")));
+    if (FailedProcess.empty() && LogTail.empty()) {
+      FailedProcess = Report.value("failed_process", "");
+      LogTail = Report.value("log_tail", "");
+    }
+    return false;
+  }
+  return true;
+}
+
+void CellExecution::waitForOtherRanksTeardown() {
+  // The ranks stop in parallel; rank 0 waits for their final reports so the
+  // summary records every process of the cell, but not forever: a node that
+  // died cannot report.
+  auto Deadline = Clock::now() + S.TeardownGrace + milliseconds(15000);
+  for (int Rank = 1; Rank < C.Nodes; ++Rank) {
+    ordered_json Report;
+    while (true) {
+      Report = readRankReport(Rank);
+      std::string State = Report.is_object() ? Report.value("state", "") : "";
+      if (State == "stopped" || State == "failed" || Clock::now() >= Deadline)
+        break;
+      std::this_thread::sleep_for(PollInterval);
+    }
+    if (!Report.is_object()) {
+      Warnings.push_back(fmt::format("node rank {} never reported", Rank));
+      continue;
+    }
+    std::string State = Report.value("state", "");
+    if (State != "stopped" && State != "failed")
+      Warnings.push_back(fmt::format("node rank {} ({}) did not report its teardown (last state: {})",
+                                     Rank, Report.value("node", "?"), State));
+    for (auto &[Name, Info] : Report["processes"].items())
+      RemoteProcesses[Name] = Info;
+  }
+}
+
+CellOutcome CellExecution::runWorkerRank() {
+  writeRankReport("starting");
+  if (preflight() && startUp()) {
+    writeRankReport("ready");
+    CurrentPhase = "serve";
+    Progress.phase("serving until node rank 0 ends the cell");
+    while (!interrupted() && checkAlive("the measurement") && checkOtherRanks())
+      sleepUnlessStopped(PollInterval);
+  }
+  teardown();
+  writeRankReport(Status == CellStatus::Ok || Status == CellStatus::Interrupted ? "stopped"
+                                                                                 : "failed");
+  if (Status == CellStatus::Ok)
+    return {CellStatus::Ok, StoppedByRank0 ? "" : "stopped"};
+  return {Status, Reason};
 }
 
 bool CellExecution::startProcess(RunningProcess &R) {
@@ -251,6 +405,8 @@ bool CellExecution::startUp() {
   CurrentPhase = "startup";
   Procs.reserve(C.Processes.size());
   for (const ProcessSpec &P : C.Processes) {
+    if (!isLocal(P))
+      continue;
     Procs.emplace_back();
     Procs.back().Spec = &P;
   }
@@ -271,6 +427,8 @@ bool CellExecution::startUp() {
         R.Ready = true;
         R.StartupS = seconds(R.Probe->elapsed());
         Progress.note(fmt::format("{} ready after {:.1f} s", R.Spec->Name, R.StartupS));
+        if (multiNode())
+          writeRankReport("starting");
         continue;
       }
       AllReady = false;
@@ -280,7 +438,7 @@ bool CellExecution::startUp() {
         return false;
       }
     }
-    if (!checkAlive("start-up of the other processes"))
+    if (!checkAlive("start-up of the other processes") || !checkOtherRanks())
       return false;
     if (AllReady)
       return true;
@@ -426,6 +584,13 @@ std::string CellExecution::validityProblem(const client::RunResult &Run,
 bool CellExecution::measure(ordered_json &ClientSummary) {
   CurrentPhase = "measure";
   RunningProcess *Target = find(C.Client.Target);
+  if (!Target && multiNode()) {
+    failWith(CellStatus::Failed,
+             fmt::format("the client target '{}' runs on node rank {}, but the client runs on "
+                         "node rank 0",
+                         C.Client.Target, C.findProcess(C.Client.Target)->NodeRank));
+    return false;
+  }
   std::optional<int> Port = Target ? Target->Probe->port() : std::nullopt;
   if (!Port) {
     failWith(CellStatus::Failed, fmt::format("client target '{}' has no port", C.Client.Target));
@@ -462,8 +627,10 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   size_t NextWindow = 0;
   bool WindowOpen = false;
   bool Stopping = false;
-  while (!Done) {
-    if (!Stopping && (stopRequested() || !checkAlive("measurement"))) {
+  for (unsigned Tick = 0; !Done; ++Tick) {
+    // Other ranks' reports are files, possibly on NFS: read them twice a second.
+    bool OthersOk = Tick % 10 != 0 || checkOtherRanks();
+    if (!Stopping && (stopRequested() || !checkAlive("measurement") || !OthersOk)) {
       interrupted();
       Stopping = true;
     }
@@ -531,7 +698,11 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
 void CellExecution::teardown() {
   CurrentPhase = "teardown";
   Progress.phase("teardown");
-  ordered_json Info;
+  if (multiNode() && rank() == 0) {
+    std::string Err;
+    if (!writeFileAtomically(stopPath(), "stop\n", Err))
+      Warnings.push_back(Err);
+  }
   for (auto It = Procs.rbegin(); It != Procs.rend(); ++It) {
     RunningProcess &R = *It;
     if (!R.Child.started())
@@ -566,14 +737,22 @@ void CellExecution::teardown() {
 
 CellOutcome CellExecution::run() {
   std::string Err;
-  if (!Store.resetCell(C, Err))
+  // On an allocation the submitter has emptied the directory: a rank that
+  // emptied it here could delete another rank's fresh files.
+  if (S.NodeRank < 0 && !Store.resetCell(C, Err))
     return {CellStatus::Failed, Err};
+  if (rank() > 0)
+    return runWorkerRank();
+  if (multiNode())
+    writeRankReport("starting");
   auto Started = Clock::now();
   std::string StartedAt = isoNow();
   ordered_json ClientSummary;
   if (preflight() && startUp())
     measure(ClientSummary);
   teardown();
+  if (multiNode())
+    waitForOtherRanksTeardown();
 
   CellOutcome Out;
   Out.Status = Status;
@@ -600,17 +779,12 @@ CellOutcome CellExecution::run() {
   Run["started_at"] = StartedAt;
   Run["wall_seconds"] = seconds(Clock::now() - Started);
   ordered_json &ProcInfo = Run["processes"] = ordered_json::object();
-  for (RunningProcess &R : Procs) {
-    if (!R.Child.started())
-      continue;
-    ordered_json &P = ProcInfo[R.Spec->Name];
-    P["command"] = R.Launch.Command;
-    P["log"] = R.Spec->Name + ".log";
-    if (R.Ready)
-      P["startup_wall_s"] = R.StartupS;
-    if (std::optional<int> Port = R.Probe->port())
-      P["port"] = *Port;
-    P["exit"] = R.Child.describeExit();
+  for (RunningProcess &R : Procs)
+    if (R.Child.started())
+      ProcInfo[R.Spec->Name] = processInfo(R);
+  for (auto &[Name, Info] : RemoteProcesses.items()) {
+    Info.erase("ready");
+    ProcInfo[Name] = Info;
   }
   if (!Profile.empty())
     Run["profile"] = Profile;

@@ -93,11 +93,50 @@ std::string simulatedHfHome(const RunSettings &Settings) {
 }
 
 std::string simulatedGpuMemoryDir(const RunSettings &Settings) {
+  // Each node has its own GPUs: fake nodes sharing one output directory
+  // must not see each other's simulated device memory.
+  if (!Settings.NodeName.empty())
+    return Settings.OutDir + "/.sim-gpu-memory/" + Settings.NodeName;
   return Settings.OutDir + "/.sim-gpu-memory";
 }
 
-LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &P,
+std::string substituteNodeAddresses(const std::string &Text,
+                                    const std::vector<std::string> &NodeAddrs) {
+  static constexpr std::string_view Open = "{node_addr:";
+  std::string Out;
+  size_t Pos = 0;
+  while (true) {
+    size_t At = Text.find(Open, Pos);
+    size_t Close = At == std::string::npos ? At : Text.find('}', At);
+    if (Close == std::string::npos) {
+      Out.append(Text, Pos, std::string::npos);
+      return Out;
+    }
+    Out.append(Text, Pos, At - Pos);
+    std::string Digits = Text.substr(At + Open.size(), Close - At - Open.size());
+    bool IsIndex = !Digits.empty() && Digits.size() < 6 &&
+                   Digits.find_first_not_of("0123456789") == std::string::npos;
+    size_t K = IsIndex ? std::stoul(Digits) : 0;
+    if (IsIndex && K < NodeAddrs.size())
+      Out += NodeAddrs[K];
+    else if (IsIndex && K == 0 && NodeAddrs.empty())
+      Out += "127.0.0.1"; // a single-node run: node 0 is this machine
+    else
+      Out.append(Text, At, Close + 1 - At); // unknown: left for the error to show
+    Pos = Close + 1;
+  }
+}
+
+LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &Spec,
                                  const RunSettings &S, const std::string &CellDir) {
+  // Addresses are known only on the allocation; everything downstream sees
+  // the substituted argv and environment.
+  ProcessSpec Resolved = Spec;
+  for (std::string &A : Resolved.Command)
+    A = substituteNodeAddresses(A, S.NodeAddrs);
+  for (auto &[Key, Value] : Resolved.Env)
+    Value = substituteNodeAddresses(Value, S.NodeAddrs);
+  const ProcessSpec &P = Resolved;
   LaunchCommand L;
   L.LogPath = fmt::format("{}/{}.log", CellDir, P.Name);
   L.Port.Port = P.Port.value_or(0);

@@ -121,7 +121,11 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
                   ProgressReport &Progress) {
   ResultStore Store(S.OutDir);
   std::string Err;
-  if (!Store.create(Err) || !writeFileAtomically(S.OutDir + "/plan.json", PlanText, Err)) {
+  // One node rank of a Slurm sweep writes only its cell: the plan copy and
+  // the sweep files are the submitter's, which collects every cell.
+  bool OnAllocation = S.NodeRank >= 0;
+  if (!Store.create(Err) ||
+      (!OnAllocation && !writeFileAtomically(S.OutDir + "/plan.json", PlanText, Err))) {
     Progress.message("error: " + Err);
     return 2;
   }
@@ -152,7 +156,7 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
       }
     }
     CellOutcome O;
-    if (C.Nodes > 1) {
+    if (C.Nodes > 1 && !OnAllocation) {
       O.Status = CellStatus::Failed;
       O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm", C.Nodes);
     } else {
@@ -164,12 +168,12 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
       break;
     }
     (O.Status == CellStatus::Ok ? Ok : Bad)++;
-    if (!Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
+    if (!OnAllocation && !Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
       Progress.message("error: " + Err);
       return 2;
     }
   }
-  if (!Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
+  if (!OnAllocation && !Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
     Progress.message("error: " + Err);
     return 2;
   }

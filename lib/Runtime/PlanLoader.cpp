@@ -621,8 +621,33 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
     if (P.Image.empty())
       F.error("image", "a plan with a container needs an image");
   }
-  if (F.has("slurm"))
-    F.object("slurm", false);
+  if (F.has("slurm")) {
+    Fields Sl = F.object("slurm", false);
+    SlurmSpec S;
+    S.Partition = Sl.optStr("partition");
+    S.Account = Sl.optStr("account");
+    if (Sl.has("time_limit_s"))
+      S.TimeLimitS = Sl.number("time_limit_s", false, 0, 1);
+    if (const json *N = Sl.get("nodelist", false); N && !N->is_null()) {
+      if (N->is_string() && N->get<std::string>() != "auto")
+        Sl.error("nodelist", "expected \"auto\" or a list of node names");
+      else if (!N->is_string())
+        S.NodeList = Sl.strings("nodelist", false, /*NonEmpty=*/true);
+    }
+    if (Sl.has("gpus_per_node"))
+      S.GpusPerNode = int(Sl.integer("gpus_per_node", false, 0, 0, 4096));
+    if (Sl.has("container_runtime"))
+      S.ContainerRuntime = Sl.oneOf("container_runtime", false, {"docker", "podman"});
+    for (auto &El : Sl.list("container_mounts", false)) {
+      Fields Mt = Sl.element(El);
+      ContainerMount Mount;
+      Mount.Source = Mt.nonEmptyStr("source");
+      Mount.Target = Mt.nonEmptyStr("target");
+      Mount.ReadOnly = Mt.boolean("read_only", false, true);
+      S.ContainerMounts.push_back(Mount);
+    }
+    P.Slurm = S;
+  }
   auto Cells = F.list("cells", true);
   const json *CellsValue = F.get("cells", false);
   if (CellsValue && CellsValue->is_array() && CellsValue->empty())

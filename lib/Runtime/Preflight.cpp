@@ -150,6 +150,10 @@ PreflightOutcome stageModel(const StageModelAction &A, const PreflightContext &C
 }
 
 PreflightOutcome checkPaths(const CheckPathsAction &A, const PreflightContext &Ctx) {
+  if (!A.AllNodes && Ctx.Settings.NodeRank > 0) {
+    appendLog(Ctx.LogPath, "# check_paths: rank 0 only, skipped on this node");
+    return {};
+  }
   std::vector<std::string> Missing;
   for (const std::string &P : A.Paths) {
     std::error_code Ec;

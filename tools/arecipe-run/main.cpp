@@ -1,13 +1,14 @@
 //===- arecipe-run - Execute a launch plan ---------------------------------===//
 //
 // Reads a plan (docs/plan-schema.md), validates it, and runs its cells with
-// the local executor. See docs/runtime.md.
+// the local executor or through Slurm. See docs/runtime.md and docs/slurm.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/LocalExecutor.h"
 #include "arecipe/Runtime/PlanLoader.h"
+#include "arecipe/Runtime/SlurmExecutor.h"
 #include "arecipe/Runtime/StopRequest.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -60,12 +61,52 @@ static cl::opt<double> TeardownGrace("teardown-grace",
 static cl::opt<double> PortFreeTimeout("port-free-timeout",
                                        cl::desc("Seconds to wait for ports after teardown"),
                                        cl::init(30), cl::cat(Category));
+static cl::OptionCategory SlurmCategory("arecipe-run Slurm options (override the plan's slurm)");
+static cl::opt<std::string> Partition("partition", cl::desc("Slurm partition"),
+                                      cl::cat(SlurmCategory));
+static cl::opt<std::string> Account("account", cl::desc("Slurm account"), cl::cat(SlurmCategory));
+static cl::opt<std::string> TimeLimit("time-limit",
+                                      cl::desc("Time limit per cell: seconds, or with m/h"),
+                                      cl::value_desc("90m"), cl::cat(SlurmCategory));
+static cl::opt<std::string> NodeList("nodelist",
+                                     cl::desc("auto (Slurm picks idle nodes) or the nodes to use"),
+                                     cl::value_desc("auto|n1,n[3-4]"), cl::cat(SlurmCategory));
+static cl::opt<int> GpusPerNode("gpus-per-node", cl::desc("GPUs to request per node (0: none)"),
+                                cl::init(-1), cl::cat(SlurmCategory));
+static cl::opt<std::string>
+    ContainerRuntime("container-runtime", cl::desc("docker or podman on the nodes"),
+                     cl::cat(SlurmCategory));
+static cl::list<std::string> ContainerMounts("container-mount",
+                                             cl::desc("Extra container mount SRC:DST[:ro]"),
+                                             cl::value_desc("src:dst[:ro]"),
+                                             cl::cat(SlurmCategory));
+// Set by the Slurm executor's job script, not by hand.
+static cl::opt<int> NodeRank("node-rank", cl::desc("Run one node rank of the cells (Slurm)"),
+                             cl::init(-1), cl::Hidden);
+static cl::list<std::string> NodeAddrs("node-addrs", cl::desc("Node addresses by rank"),
+                                       cl::CommaSeparated, cl::Hidden);
 static cl::opt<std::string> ProgressMode("progress", cl::desc("auto, live or plain"),
                                          cl::init("auto"), cl::cat(Category));
 
 static int usageError(const std::string &Message) {
   fmt::print(stderr, "arecipe-run: error: {}\n", Message);
   return 2;
+}
+
+/// Seconds from `3600`, `90m` or `2h`; a negative value when malformed.
+static double parseTimeLimit(const std::string &Text) {
+  char *End = nullptr;
+  double V = std::strtod(Text.c_str(), &End);
+  std::string Unit = End ? End : "";
+  if (End == Text.c_str() || !(V > 0))
+    return -1;
+  if (Unit.empty() || Unit == "s")
+    return V;
+  if (Unit == "m")
+    return V * 60;
+  if (Unit == "h")
+    return V * 3600;
+  return -1;
 }
 
 static std::string ownDirectory() {
@@ -75,16 +116,16 @@ static std::string ownDirectory() {
 }
 
 int main(int Argc, char **Argv) {
-  cl::HideUnrelatedOptions(Category);
+  cl::HideUnrelatedOptions({&Category, &SlurmCategory});
   cl::ParseCommandLineOptions(Argc, Argv, "arecipe-run: execute a launch plan\n");
 
   if (fs::path(PlanFile.getValue()).extension() == ".arecipe")
     return usageError(fmt::format("'{}' is a recipe, not a plan: arecipe-run reads plan JSON, "
                                   "and the compiler cannot emit plans yet",
                                   PlanFile.getValue()));
-  if (Executor != "local")
-    return usageError(fmt::format("executor '{}' is not available in this build (only 'local')",
-                                  Executor.getValue()));
+  if (Executor != "local" && Executor != "slurm")
+    return usageError(
+        fmt::format("--executor '{}': expected 'local' or 'slurm'", Executor.getValue()));
   if (!(TimeScale > 0))
     return usageError("--time-scale must be positive");
 
@@ -102,6 +143,36 @@ int main(int Argc, char **Argv) {
     fmt::print(stderr, "arecipe-run: the plan is not valid ({} error{})\n", Loaded.Errors.size(),
                Loaded.Errors.size() == 1 ? "" : "s");
     return 2;
+  }
+  if (!ContainerRuntime.empty() || !ContainerMounts.empty()) {
+    if (!Loaded.Plan.Container)
+      return usageError("--container-runtime/--container-mount: the plan runs no container");
+    if (!ContainerRuntime.empty() && ContainerRuntime != "docker" && ContainerRuntime != "podman")
+      return usageError("--container-runtime: expected docker or podman");
+  }
+  // The plan's slurm container options, then the command line's, apply to
+  // the container wherever the cell runs.
+  if (Loaded.Plan.Container) {
+    ContainerSpec &K = *Loaded.Plan.Container;
+    if (Loaded.Plan.Slurm && Executor == "slurm") {
+      if (!Loaded.Plan.Slurm->ContainerRuntime.empty())
+        K.Runtime = Loaded.Plan.Slurm->ContainerRuntime;
+      K.Mounts.insert(K.Mounts.end(), Loaded.Plan.Slurm->ContainerMounts.begin(),
+                      Loaded.Plan.Slurm->ContainerMounts.end());
+    }
+    if (!ContainerRuntime.empty())
+      K.Runtime = ContainerRuntime;
+    for (const std::string &M : ContainerMounts) {
+      ContainerMount Mount;
+      size_t C1 = M.find(':'), C2 = C1 == std::string::npos ? C1 : M.find(':', C1 + 1);
+      Mount.Source = M.substr(0, C1);
+      Mount.Target = C1 == std::string::npos ? "" : M.substr(C1 + 1, C2 - C1 - 1);
+      std::string Mode = C2 == std::string::npos ? "" : M.substr(C2 + 1);
+      if (Mount.Source.empty() || Mount.Target.empty() || (Mode != "" && Mode != "ro" && Mode != "rw"))
+        return usageError(fmt::format("--container-mount '{}': expected SRC:DST[:ro|rw]", M));
+      Mount.ReadOnly = Mode != "rw";
+      K.Mounts.push_back(Mount);
+    }
   }
   const LaunchPlan &Plan = Loaded.Plan;
   if (CheckOnly) {
@@ -130,6 +201,12 @@ int main(int Argc, char **Argv) {
   }
   S.TeardownGrace = std::chrono::milliseconds(long(TeardownGrace * 1000));
   S.PortFreeTimeout = std::chrono::milliseconds(long(PortFreeTimeout * 1000));
+  if (NodeRank >= 0) {
+    S.NodeRank = NodeRank;
+    S.NodeAddrs.assign(NodeAddrs.begin(), NodeAddrs.end());
+    const char *Node = std::getenv("SLURMD_NODENAME");
+    S.NodeName = Node ? Node : "";
+  }
 
   std::vector<std::string> Unknown;
   selectCells(Plan, S, Unknown);
@@ -152,6 +229,56 @@ int main(int Argc, char **Argv) {
   bool Live = ProgressMode == "live" || (ProgressMode == "auto" && isatty(STDERR_FILENO));
   ProgressReport Progress(stderr, Live);
   installStopHandlers();
-  adoptOrphans();
-  return runLocalSweep(Plan, Text, S, Progress);
+  if (Executor == "local") {
+    adoptOrphans();
+    return runLocalSweep(Plan, Text, S, Progress);
+  }
+
+  SlurmSweepSettings Slurm;
+  if (Plan.Slurm) {
+    Slurm.Options.Partition = Plan.Slurm->Partition;
+    Slurm.Options.Account = Plan.Slurm->Account;
+    Slurm.Options.TimeLimitS = Plan.Slurm->TimeLimitS;
+    Slurm.Options.GpusPerNode = Plan.Slurm->GpusPerNode;
+    Slurm.NodeList = Plan.Slurm->NodeList;
+  }
+  if (!Partition.empty())
+    Slurm.Options.Partition = Partition;
+  if (!Account.empty())
+    Slurm.Options.Account = Account;
+  if (!TimeLimit.empty() && (Slurm.Options.TimeLimitS = parseTimeLimit(TimeLimit)) < 0)
+    return usageError(fmt::format("--time-limit '{}': expected seconds, or a number with m or h",
+                                  TimeLimit.getValue()));
+  if (GpusPerNode >= 0)
+    Slurm.Options.GpusPerNode = GpusPerNode;
+  if (NodeList == "auto")
+    Slurm.NodeList.clear();
+  else if (!NodeList.empty())
+    Slurm.NodeList = {NodeList.getValue()};
+  // The nodes run this very runtime, with every option that changes how a
+  // cell runs, so a cell behaves there as it would here.
+  std::vector<std::string> &Run = Slurm.CellRun;
+  Run = {ownDirectory() + "/arecipe-run", "--executor", "local", "--out", S.OutDir,
+         "--progress", "plain", fmt::format("--teardown-grace={}", TeardownGrace.getValue()),
+         fmt::format("--port-free-timeout={}", PortFreeTimeout.getValue())};
+  if (S.Simulate) {
+    Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", S.TimeScale),
+                           "--simulator", S.SimulatorPath});
+    for (const std::string &A : S.SimArgs)
+      Run.push_back("--sim-arg=" + A);
+    for (const std::string &A : CellSimArgs)
+      Run.push_back("--sim-cell-arg=" + A);
+  }
+  if (Plan.Container) {
+    Run.insert(Run.end(), {"--container-runtime", Plan.Container->Runtime});
+    // The plan's own mounts are in the plan; only the added ones are passed.
+    size_t Own = Loaded.Plan.Container->Mounts.size() - ContainerMounts.size() -
+                 (Plan.Slurm ? Plan.Slurm->ContainerMounts.size() : 0);
+    for (size_t I = Own; I < Plan.Container->Mounts.size(); ++I) {
+      const ContainerMount &M = Plan.Container->Mounts[I];
+      Run.push_back(fmt::format("--container-mount={}:{}:{}", M.Source, M.Target,
+                                M.ReadOnly ? "ro" : "rw"));
+    }
+  }
+  return runSlurmSweep(Plan, Text, S, Slurm, Progress);
 }

@@ -5,7 +5,8 @@
 // binds NUMA, by the container runtime when the plan names one (host network
 // and IPC, the GPU devices, the mounts, an explicit entrypoint so an image
 // whose ENTRYPOINT is the engine cannot swallow the command), or replaced by
-// arecipe-sim under --simulate. The same function feeds execution and
+// arecipe-sim under --simulate, after the addresses of the cell's nodes are
+// substituted for `{node_addr:K}`. The same function feeds execution and
 // --dry-run, so what the dry run prints is what runs. It builds argv only: it
 // never consults a shell, and never starts anything.
 //
@@ -47,6 +48,12 @@ std::string simulatedGpuMemoryDir(const RunSettings &Settings);
 /// The Hugging Face home of a simulated run: a sandbox in the output
 /// directory, so simulated staging never writes into a real shared cache.
 std::string simulatedHfHome(const RunSettings &Settings);
+
+/// Text with every `{node_addr:K}` replaced by the address of node K of
+/// the cell's allocation (NodeAddrs[K]); with no addresses known, node 0 is
+/// this machine (127.0.0.1). Anything else is left as written.
+std::string substituteNodeAddresses(const std::string &Text,
+                                    const std::vector<std::string> &NodeAddrs);
 
 /// An argv as a copy-pasteable POSIX shell line, for display only.
 std::string quoteForDisplay(const Argv &Command);

@@ -193,6 +193,17 @@ struct ContainerSpec {
   std::string Entrypoint; ///< empty: argv[0] is the entrypoint
 };
 
+/// Where and how the Slurm executor submits the cells (docs/slurm.md); the
+/// command line overrides each field.
+struct SlurmSpec {
+  std::string Partition, Account; ///< empty: the cluster's default
+  double TimeLimitS = 0;          ///< 0: the partition's default
+  std::vector<std::string> NodeList; ///< empty: `auto`, Slurm picks idle nodes
+  int GpusPerNode = 0;               ///< 0: no --gpus-per-node request
+  std::string ContainerRuntime;      ///< empty: the plan's container runtime
+  std::vector<ContainerMount> ContainerMounts; ///< added to the plan's mounts on the nodes
+};
+
 struct HardwareSpec {
   std::string Name;
   int GpusPerNode = 8;
@@ -210,6 +221,7 @@ struct LaunchPlan {
   HardwareSpec Hardware;
   std::string EngineName, MetricPrefix;
   std::optional<ContainerSpec> Container;
+  std::optional<SlurmSpec> Slurm;
   std::vector<Cell> Cells;
 
   const Cell *findCell(const std::string &Id) const;

@@ -7,7 +7,9 @@
 // matching digest are skipped) and --dry-run (every action and command
 // printed, nothing run), and stops after the current cell's teardown on
 // SIGINT/SIGTERM. Multi-node cells belong to the Slurm executor; this one
-// refuses them rather than run rank 0 alone.
+// refuses them rather than run rank 0 alone, except as one node rank of a
+// Slurm allocation (--node-rank), where it runs that rank's processes and
+// leaves the plan copy and the sweep files to the submitter.
 //
 //===----------------------------------------------------------------------===//
 

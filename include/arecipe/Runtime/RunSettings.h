@@ -3,7 +3,7 @@
 // The command-line choices that change how a plan executes without changing
 // the plan: where results go, which cells, dry run, resume, and simulation
 // (the engine replaced by arecipe-sim, plan durations compressed by the time
-// scale). Plain data plus the one rule every wait applies: a plan duration
+// scale), and which node of a multi-node cell this run is. Plain data plus the one rule every wait applies: a plan duration
 // becomes wall-clock time by dividing by the time scale.
 //
 //===----------------------------------------------------------------------===//
@@ -32,6 +32,17 @@ struct RunSettings {
   /// Extra `--sim-…` arguments for every simulated engine, and per cell id.
   std::vector<std::string> SimArgs;
   std::map<std::string, std::vector<std::string>> CellSimArgs;
+
+  /// Set on a Slurm allocation (`--node-rank`): this run executes only the
+  /// processes of node rank NodeRank of its cell, rank 0 also the client;
+  /// the ranks coordinate through files in the shared cell directory, which
+  /// the submitter has already emptied. -1: the whole cell on this machine.
+  int NodeRank = -1;
+  /// The address of each node of the cell's allocation, by rank: what a
+  /// plan's `{node_addr:K}` stands for.
+  std::vector<std::string> NodeAddrs;
+  /// This node's name (SLURMD_NODENAME), recorded with each process.
+  std::string NodeName;
 
   std::chrono::milliseconds TeardownGrace{10000};
   std::chrono::milliseconds PortFreeTimeout{30000};
