@@ -374,6 +374,13 @@ int SlurmSweep::run(const std::string &PlanText) {
       Exit = 2;
       break;
     }
+  // Which job runs which cell, for scancel, squeue and the job's output.
+  ordered_json Submitted = ordered_json::object();
+  for (const CellJob &J : Jobs)
+    if (!J.ArrayJobId.empty())
+      Submitted[J.TheCell->Id] = {{"job", J.key()}, {"output", J.OutputPath}};
+  if (!writeFileAtomically(SlurmDir + "/jobs.json", Submitted.dump(2) + "\n", Err))
+    Progress.message("error: " + Err);
 
   auto AllDone = [&] {
     for (const CellJob &J : Jobs)
