@@ -114,7 +114,8 @@ bool loadModelProfile(const std::string &NameOrPath,
                       const std::string &ProfilesDir, ModelProfile &Out,
                       std::string &Error) {
   json J;
-  if (!readJson(NameOrPath, ProfilesDir, "models", J, Error))
+  if (!readJson(resolveModelProfile(NameOrPath, ProfilesDir), ProfilesDir,
+                "models", J, Error))
     return false;
   FieldReader R{J, Error};
   R.get("name", Out.Name);
@@ -173,6 +174,18 @@ std::string findModelProfileFor(const std::string &ModelArg,
         return File.stem().string();
   }
   return "";
+}
+
+std::string resolveModelProfile(const std::string &NameOrPath,
+                                const std::string &ProfilesDir) {
+  std::error_code Ec;
+  if (fs::is_regular_file(NameOrPath, Ec) ||
+      fs::is_regular_file(fs::path(ProfilesDir) / "models" /
+                              (NameOrPath + ".json"),
+                          Ec))
+    return NameOrPath;
+  std::string ByAlias = findModelProfileFor(NameOrPath, ProfilesDir);
+  return ByAlias.empty() ? NameOrPath : ByAlias;
 }
 
 } // namespace arecipe::sim

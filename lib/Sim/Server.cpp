@@ -114,10 +114,10 @@ struct Completion {
 class SimServer {
 public:
   SimServer(SimOptions Options, Roofline Model, StartupPlan Plan,
-            std::vector<std::string> Warnings)
+            std::string ModelNote, std::vector<std::string> Warnings)
       : O(std::move(Options)), Model(std::move(Model)),
         Config(this->Model.config()), Plan(std::move(Plan)),
-        Warnings(std::move(Warnings)),
+        ModelNote(std::move(ModelNote)), Warnings(std::move(Warnings)),
         Sched(this->Model, this->Plan.CpuTierTokens, O.Seed),
         Start(WallClock::now()) {}
   ~SimServer();
@@ -166,6 +166,7 @@ private:
   Roofline Model;
   const EngineConfig &Config;
   StartupPlan Plan;
+  std::string ModelNote; // how the model profile was chosen, when not named
   std::vector<std::string> Warnings;
   Scheduler Sched;
   WallClock::time_point Start;
@@ -349,6 +350,8 @@ int SimServer::run() {
                   "time scale {:g} simulated s per wall s",
                   engineName(Config.Engine), Config.gpus(),
                   Model.hardware().Name, Model.model().Name, O.TimeScale));
+  if (!ModelNote.empty())
+    log(LogLevel::Info, ModelNote);
   for (const std::string &W : Warnings)
     log(LogLevel::Warning, W);
   log(LogLevel::Info,
@@ -932,11 +935,26 @@ int runSimulator(SimOptions O, const Environment &Env) {
   HardwareProfile Hw;
   ModelProfile Model;
   std::string Error;
-  std::string ModelName = O.Model;
-  if (ModelName.empty())
-    ModelName = findModelProfileFor(Config.servedName(), O.ProfilesDir);
-  if (ModelName.empty())
-    ModelName = findModelProfileFor(Config.Model, O.ProfilesDir);
+  // Named explicitly (a profile name, an alias or a file) or inferred from
+  // the names the engine serves, as a real engine reads its model's config.
+  std::string ModelName;
+  std::string ModelNote;
+  if (!O.Model.empty()) {
+    ModelName = resolveModelProfile(O.Model, O.ProfilesDir);
+    if (ModelName != O.Model)
+      ModelNote = fmt::format("model profile {} (--sim-model {} is one of its "
+                              "aliases)",
+                              ModelName, O.Model);
+  } else {
+    for (const std::string *Name : {&Config.servedName(), &Config.Model}) {
+      ModelName = findModelProfileFor(*Name, O.ProfilesDir);
+      if (!ModelName.empty()) {
+        ModelNote = fmt::format("model profile {} inferred from '{}'",
+                                ModelName, *Name);
+        break;
+      }
+    }
+  }
   if (ModelName.empty()) {
     Parsed.Warnings.push_back(fmt::format(
         "no model profile matches '{}'; modelling it as kimi-k3 (pass "
@@ -953,7 +971,7 @@ int runSimulator(SimOptions O, const Environment &Env) {
   Roofline Line(Hw, Model, Config);
   StartupPlan Plan = planStartup(Line, O, Env);
   SimServer Server(std::move(O), std::move(Line), std::move(Plan),
-                   std::move(Parsed.Warnings));
+                   std::move(ModelNote), std::move(Parsed.Warnings));
   return Server.run();
 }
 

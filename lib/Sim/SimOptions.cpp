@@ -18,7 +18,8 @@ ENGINE_ARGV is the argv a real engine would get, e.g.
 options:
   --sim-engine atom|vllm|sglang  override engine detection
   --sim-hardware NAME|PATH       hardware profile (default mi355x)
-  --sim-model NAME|PATH          model profile (default: from --model, else kimi-k3)
+  --sim-model NAME|ALIAS|PATH    model profile by name, alias or file (default: from
+                                 --served-model-name or --model, else kimi-k3)
   --sim-profiles-dir DIR         profile directory (default: std/sim of the source tree)
   --sim-time-scale K             K simulated seconds per wall-clock second (default 1)
   --sim-seed N                   seed for speculative-decoding acceptance (default 0)

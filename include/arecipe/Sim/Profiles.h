@@ -56,8 +56,9 @@ struct ModelProfile {
 };
 
 /// Loads a profile named NAME (looked up as DIR/hardware/NAME.json, or the
-/// file itself when \p NameOrPath names an existing file). Returns false and
-/// sets \p Error on a missing file or a missing/ill-typed field.
+/// file itself when \p NameOrPath names an existing file; a model profile
+/// may also be named by one of its aliases). Returns false and sets \p Error
+/// on a missing file or a missing/ill-typed field.
 bool loadHardwareProfile(const std::string &NameOrPath,
                          const std::string &ProfilesDir, HardwareProfile &Out,
                          std::string &Error);
@@ -68,6 +69,12 @@ bool loadModelProfile(const std::string &NameOrPath,
 /// Finds the model profile whose name or alias matches the engine's --model /
 /// --served-model-name value (the basename of a path counts), or "".
 std::string findModelProfileFor(const std::string &ModelArg,
+                                const std::string &ProfilesDir);
+
+/// \p NameOrPath itself when it is a file or a profile name under
+/// \p ProfilesDir, else the profile it is an alias of (findModelProfileFor),
+/// else \p NameOrPath unchanged (loading then reports it missing).
+std::string resolveModelProfile(const std::string &NameOrPath,
                                 const std::string &ProfilesDir);
 
 } // namespace arecipe::sim
