@@ -363,7 +363,10 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     }
     W["kind"] = "agentic";
     W["trace"] = Trace->getString();
-    W["duration_s"] = seconds(*Scenario->lookup("duration"));
+    // client.duration shortens or lengthens the measured window without
+    // restating the scenario (e.g. a quick simulated sweep).
+    const Value *Duration = get("client.duration");
+    W["duration_s"] = seconds(Duration ? *Duration : *Scenario->lookup("duration"));
     W["warmup_s"] = Warmup && Warmup->kind() == ValueKind::Quantity
                         ? seconds(*Warmup)
                         : OrderedJSON(0);
@@ -371,6 +374,13 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     W["max_failed_fraction"] =
         Threshold ? number(Threshold->getNumber())
                   : number(*Rational::fraction(DefaultErrorRatePercent, 100));
+    return C;
+  }
+  // A fixed run is as long as its prompts take; a duration would be
+  // silently ignored, so it is an error.
+  if (get("client.duration")) {
+    Diags.report(Recipe->NameRange, DiagID::err_plan_fixed_duration) << Recipe->Name;
+    Failed = true;
     return C;
   }
   // fixed(isl, osl): InferenceX's defaults, 10 x conc prompts after a

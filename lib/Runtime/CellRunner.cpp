@@ -4,6 +4,7 @@
 
 #include "arecipe/Client/CellSummary.h"
 #include "arecipe/Client/Metrics.h"
+#include "arecipe/Client/TraceGenerator.h"
 #include "arecipe/Client/Workload.h"
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/HttpCall.h"
@@ -149,7 +150,7 @@ private:
   milliseconds wallFloor(double PlanSeconds, milliseconds Floor) const;
   RunningProcess *find(const std::string &Name);
   void callProfileEndpoint(bool Start, ordered_json &Window);
-  client::WorkloadSpec workloadSpec(std::string &Err) const;
+  client::WorkloadSpec workloadSpec(std::string &Err);
   void rescaleToSimulatedTime(client::RunResult &Run) const;
   ordered_json metadata() const;
   std::string validityProblem(const client::RunResult &Run, const ordered_json &Summary) const;
@@ -446,7 +447,7 @@ bool CellExecution::startUp() {
   }
 }
 
-client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) const {
+client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
   client::WorkloadSpec W;
   W.Concurrency = C.Client.Concurrency;
   W.FailedRequestThreshold = C.Validity.MaxErrorRate;
@@ -469,13 +470,26 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) const {
   fs::path Trace = A.Trace;
   if (Trace.is_relative() && !S.PlanPath.empty())
     Trace = fs::path(S.PlanPath).parent_path() / Trace;
-  client::TraceLoadResult Loaded = client::loadTraceFile(Trace.string());
-  if (!Loaded.ok()) {
-    Err = fmt::format("cannot load trace {}: {}", Trace.string(), Loaded.Errors.front());
-    return W;
-  }
   client::AgenticWorkload X;
-  X.Sessions = std::move(Loaded.Sessions);
+  std::error_code Ec;
+  if (S.Simulate && !fs::exists(Trace, Ec)) {
+    // Public agentic corpora cannot be fetched on machines without network
+    // access; a simulated run replays the bundled synthetic coding-agent
+    // trace instead (docs/traces.md) and says so in the cell's warnings.
+    client::TraceGeneratorOptions G;
+    G.Sessions = std::max<size_t>(64, 4 * size_t(C.Client.Concurrency));
+    X.Sessions = client::generateTrace(G);
+    Warnings.push_back(fmt::format("trace {} is not on this machine; --simulate replays the "
+                                   "bundled synthetic coding-agent trace ({} sessions, seed {})",
+                                   A.Trace, G.Sessions, G.Seed));
+  } else {
+    client::TraceLoadResult Loaded = client::loadTraceFile(Trace.string());
+    if (!Loaded.ok()) {
+      Err = fmt::format("cannot load trace {}: {}", Trace.string(), Loaded.Errors.front());
+      return W;
+    }
+    X.Sessions = std::move(Loaded.Sessions);
+  }
   // The client waits in wall-clock time; think times are simulated seconds.
   if (S.Simulate)
     for (client::TraceSession &Session : X.Sessions)
