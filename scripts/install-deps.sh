@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages arecipe needs to build, test and run.
-# Idempotent: packages already present are skipped without touching apt.
+# Installs the Debian 12 packages arecipe needs to build and run; with
+# --test also what the test suite needs (a real local Slurm, Chromium for
+# the report's browser test). Idempotent: packages already present are
+# skipped without touching apt.
 set -euo pipefail
 
 PACKAGES=(
@@ -11,6 +13,9 @@ PACKAGES=(
   libxml2-dev libedit-dev procps psmisc shellcheck python3-aiohttp python3-jsonschema
   curl uuid-dev libz3-dev
 )
+if [[ ${1:-} == --test ]]; then
+  PACKAGES+=(munge slurm-client slurmctld slurmd chromium)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

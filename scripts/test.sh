@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# The README's test command: installs the Debian packages, builds, and runs
-# every test (lit suite + unit tests) through ctest.
+# The README's test command: installs the Debian packages (build and test),
+# builds, brings up a private single-machine Slurm for the Slurm tests, and
+# runs every test (lit suite, diagnostic coverage, unit tests) through ctest.
+# Slurm is torn down on exit, whatever the outcome.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/scripts/install-deps.sh"
+bash "$root/scripts/install-deps.sh" --test
 bash "$root/scripts/build.sh"
 build=${ARECIPE_BUILD_DIR:-$root/build}
+
+trap 'bash "$root/scripts/slurm-down.sh" >/dev/null 2>&1 || true' EXIT
+eval "$(bash "$root/scripts/slurm-up.sh")"
+export ARECIPE_SLURM_UP=1
+
 cd "$build"
 ctest --output-on-failure -j2 "$@"
