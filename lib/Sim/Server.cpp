@@ -104,6 +104,10 @@ struct Completion {
   long MaxTokens = 0;
   long Sent = 0;
   long Cached = 0;
+  // Simulated times of arrival and of the step that produced the first
+  // token: the engine's own TTFT, free of any client or loopback delay.
+  double ArrivedAt = 0;
+  double FirstTokenAt = 0;
   CompletionWriter Writer;
 
   Completion(bool Chat, uint64_t Id, const std::string &Model, int64_t Created)
@@ -603,8 +607,9 @@ void SimServer::handleCompletion(evhttp_request *Req, bool Chat) {
     evhttp_add_header(Headers, "Cache-Control", "no-cache");
     evhttp_send_reply_start(Req, 200, "OK");
   }
+  C->ArrivedAt = simNow();
   Incoming.push_back(
-      {simNow(),
+      {C->ArrivedAt,
        {Id, Parsed.PromptTokens, std::move(Parsed.BlockHashes), MaxTokens}});
   Active.emplace(Id, std::move(C));
   kickEngine();
@@ -856,6 +861,8 @@ void SimServer::deliver(const StepResult &R) {
       continue;
     Completion &C = *It->second;
     C.Cached = P.CachedTokens;
+    if (C.Sent == 0 && P.NewTokens > 0)
+      C.FirstTokenAt = EngineClock;
     if (C.Reset && (C.Sent > 0 || P.Finished)) {
       resetConnection(C);
       continue;
@@ -891,6 +898,12 @@ void SimServer::finish(Completion &C) {
     evbuffer_add(ChunkBuffer, Body.data(), Body.size());
     evhttp_send_reply(C.Req, 200, "OK", ChunkBuffer);
   }
+  if (O.Level <= LogLevel::Debug)
+    log(LogLevel::Debug,
+        fmt::format("request {} finished: simulated ttft {:.6f} s e2e {:.6f} s "
+                    "tokens {}",
+                    Id, C.FirstTokenAt - C.ArrivedAt, EngineClock - C.ArrivedAt,
+                    C.Sent));
   Active.erase(Id);
   ++Served;
   uint64_t CrashAfter = O.Faults.CrashAfterRequests;
