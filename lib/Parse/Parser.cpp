@@ -236,9 +236,28 @@ auto ParseSession::run(Pipeline &Pipe, RuleFn Rule, BuildFn Build)
       return nullptr;
     GuardedParser Parser(&Pipe.Tokens, *Strategy);
     Parser.removeErrorListeners();
-    Parser.addErrorListener(&Listener);
-    Parser.setErrorHandler(Strategy);
-    auto *Tree = Rule(Parser);
+    // Two-stage parsing (ANTLR's recommended pattern): the faster SLL
+    // prediction with a strategy that gives up at the first problem parses
+    // every correct recipe; only input SLL cannot parse is re-parsed with
+    // full LL prediction and the recovering, diagnosing strategy, so
+    // diagnostics are exactly those of a single LL parse.
+    auto *Interp = Parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
+    Interp->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+    Parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+    decltype(Rule(Parser)) Tree = nullptr;
+    try {
+      Tree = Rule(Parser);
+    } catch (antlr4::ParseCancellationException &) {
+      Tree = nullptr;
+    }
+    if (!Tree) {
+      Pipe.Tokens.seek(0);
+      Parser.reset();
+      Interp->setPredictionMode(antlr4::atn::PredictionMode::LL);
+      Parser.addErrorListener(&Listener);
+      Parser.setErrorHandler(Strategy);
+      Tree = Rule(Parser);
+    }
     auto ParseInterpolation = [this](llvm::StringRef Source) {
       return parseInterpolation(Source);
     };
