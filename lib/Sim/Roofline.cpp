@@ -56,9 +56,7 @@ double Roofline::expertCoverage(long Rows) const {
   return 1.0 - std::pow(MissOne, double(Rows));
 }
 
-double Roofline::stepSeconds(const StepShape &S) const {
-  if (S.Rows == 0)
-    return 0;
+double Roofline::stageSeconds(const StepShape &S) const {
   const double Gpus = Config.gpus();
   double ExpertBytes = Model.WeightBytes - Model.DenseWeightBytes;
   double WeightRead =
@@ -66,20 +64,42 @@ double Roofline::stepSeconds(const StepShape &S) const {
   double KvRead = S.KvTokensRead * kvBytesPerTokenPerGpu() +
                   S.DecodeSequences * Model.StateBytesPerSequence / Gpus;
   // Per-GPU traffic and FLOPs are for that GPU's pipeline stage (1/PP of the
-  // layers); for one batch the stages run one after the other.
+  // layers).
   double Flops = (2.0 * Model.ActiveParams * S.Rows +
                   Model.AttentionFlopsPerTokenPair * S.AttentionPairs) /
                  Gpus;
   double MemTime = (WeightRead + KvRead) / (Hw.HbmBandwidth * Hw.MemEfficiency);
   double ComputeTime =
       Flops / (Hw.peakFlopsFor(Model.WeightDtype) * Hw.FlopsEfficiency);
-  double Stage = std::max(MemTime, ComputeTime);
+  return std::max(MemTime, ComputeTime) + Hw.PipelineStageOverheadSeconds;
+}
+
+double Roofline::stepSeconds(const StepShape &S) const {
+  return stepSeconds(std::vector<StepShape>{S});
+}
+
+double Roofline::stepSeconds(const std::vector<StepShape> &MicroBatches) const {
+  double Sum = 0, Slowest = 0;
+  long CpuLoaded = 0;
+  for (const StepShape &S : MicroBatches) {
+    if (S.Rows == 0)
+      continue;
+    double Stage = stageSeconds(S);
+    Sum += Stage;
+    Slowest = std::max(Slowest, Stage);
+    CpuLoaded += S.CpuLoadedTokens;
+  }
+  if (Slowest == 0)
+    return 0;
+  // Every stage passes each micro-batch once per step (Sum), and a
+  // micro-batch's sequences can go again only after it has been through all
+  // PP stages (PP x Slowest). One micro-batch is the stages in series.
+  double Pipeline = std::max(Sum, Config.PipelineParallel * Slowest);
   double CpuLoad = Hw.HostToDeviceBandwidth > 0
-                       ? S.CpuLoadedTokens * kvBytesPerTokenPerGpu() /
+                       ? CpuLoaded * kvBytesPerTokenPerGpu() /
                              Hw.HostToDeviceBandwidth
                        : 0;
-  return Config.PipelineParallel * (Stage + Hw.PipelineStageOverheadSeconds) +
-         Hw.StepOverheadSeconds + CpuLoad;
+  return Pipeline + Hw.StepOverheadSeconds + CpuLoad;
 }
 
 } // namespace arecipe::sim

@@ -132,31 +132,45 @@ StepResult Scheduler::step() {
   admit();
   if (Running.empty())
     return Result;
-  StepShape &Shape = Result.Shape;
+  // With PP stages the engine keeps up to PP micro-batches in flight, each
+  // with its own max-num-batched-tokens budget; a sequence is in at most one
+  // of them. Each sequence goes to the micro-batch with the most budget left,
+  // which balances the stages.
   const int RowsPerDecode = Config.rowsPerDecode();
-  long Budget = Config.MaxNumBatchedTokens;
+  std::vector<StepShape> Micro(Config.PipelineParallel);
+  std::vector<long> Budget(Micro.size(), Config.MaxNumBatchedTokens);
+  auto Roomiest = [&Budget] {
+    return static_cast<size_t>(std::max_element(Budget.begin(), Budget.end()) -
+                               Budget.begin());
+  };
   std::vector<size_t> Decoding;
   std::vector<std::pair<size_t, long>> Chunks;
   for (size_t I = 0; I < Running.size(); ++I) {
     Sequence &Seq = Running[I];
-    if (Seq.Prefilled < Seq.PrefillTarget || Budget < RowsPerDecode)
+    size_t B = Roomiest();
+    if (Seq.Prefilled < Seq.PrefillTarget || Budget[B] < RowsPerDecode)
       continue;
-    Budget -= RowsPerDecode;
+    Budget[B] -= RowsPerDecode;
     Decoding.push_back(I);
     long Context = Seq.held();
+    StepShape &Shape = Micro[B];
     Shape.Rows += RowsPerDecode;
     Shape.DecodeSequences += 1;
     Shape.KvTokensRead += Context;
     Shape.AttentionPairs += double(RowsPerDecode) * Context;
   }
-  for (size_t I = 0; I < Running.size() && Budget > 0; ++I) {
+  for (size_t I = 0; I < Running.size(); ++I) {
     Sequence &Seq = Running[I];
     long Remaining = Seq.PrefillTarget - Seq.Prefilled;
+    size_t B = Roomiest();
+    if (Budget[B] <= 0)
+      break;
     if (Remaining <= 0)
       continue;
-    long Chunk = std::min(Remaining, Budget);
-    Budget -= Chunk;
+    long Chunk = std::min(Remaining, Budget[B]);
+    Budget[B] -= Chunk;
     Chunks.emplace_back(I, Chunk);
+    StepShape &Shape = Micro[B];
     Shape.Rows += Chunk;
     Shape.KvTokensRead += Seq.Prefilled;
     Shape.AttentionPairs += double(Chunk) * (Seq.Prefilled + Chunk / 2.0);
@@ -164,7 +178,14 @@ StepResult Scheduler::step() {
     Seq.CpuPending = 0;
     Result.PrefillTokens += Chunk;
   }
-  Result.Seconds = Model.stepSeconds(Shape);
+  Result.Seconds = Model.stepSeconds(Micro);
+  for (const StepShape &Shape : Micro) {
+    Result.Shape.Rows += Shape.Rows;
+    Result.Shape.DecodeSequences += Shape.DecodeSequences;
+    Result.Shape.KvTokensRead += Shape.KvTokensRead;
+    Result.Shape.AttentionPairs += Shape.AttentionPairs;
+    Result.Shape.CpuLoadedTokens += Shape.CpuLoadedTokens;
+  }
   ++Stats.Steps;
 
   for (size_t I : Decoding) {

@@ -91,6 +91,33 @@ TEST(Roofline, LargePrefillIsComputeBound) {
               1e-9);
 }
 
+TEST(Roofline, MicroBatchesFillThePipeline) {
+  HardwareProfile Hw = mi355x();
+  ModelProfile M = model("kimi-k3");
+  Roofline Pp2(Hw, M, atomConfig({"-pp", "2"}));
+  StepShape Prefill;
+  Prefill.Rows = 8192;
+  Prefill.AttentionPairs = 8192.0 * 4096;
+  StepShape Decodes = decode(16, 1000);
+  // Two micro-batches in flight take as long as the slower one alone: each
+  // stage works on one while the other is in the other stage.
+  EXPECT_NEAR(Pp2.stepSeconds({Prefill, Prefill}), Pp2.stepSeconds(Prefill),
+              1e-12);
+  EXPECT_NEAR(Pp2.stepSeconds({Prefill, Decodes}), Pp2.stepSeconds(Prefill),
+              1e-12);
+  // Both as one batch run the stages in series: compute-bound prefill takes
+  // about twice as long.
+  StepShape Joined = Prefill;
+  Joined.Rows += Prefill.Rows;
+  Joined.AttentionPairs += Prefill.AttentionPairs;
+  EXPECT_GT(Pp2.stepSeconds(Joined), 1.8 * Pp2.stepSeconds({Prefill, Prefill}));
+  // More micro-batches than stages: each stage must pass all of them.
+  Roofline Tp8(Hw, M, atomConfig());
+  double Stage = Tp8.stepSeconds(Decodes) - Hw.StepOverheadSeconds;
+  EXPECT_NEAR(Tp8.stepSeconds({Decodes, Decodes}),
+              2 * Stage + Hw.StepOverheadSeconds, 1e-12);
+}
+
 TEST(Roofline, PipelineStagesRunInSeriesAndCpuLoadsAddTime) {
   HardwareProfile Hw = mi355x();
   ModelProfile M = model("kimi-k3");

@@ -74,6 +74,22 @@ TEST(Scheduler, MaxNumSeqsBoundsTheRunningBatch) {
   EXPECT_EQ(S.waitingCount(), 4u);
 }
 
+TEST(Scheduler, PipelineStagesEachTakeABudgetOfDifferentSequences) {
+  // PP 2: two micro-batches in flight, each with its own 8192-token budget;
+  // a single sequence's chunk still fits one micro-batch.
+  Scheduler Pp2(kimi({"-pp", "2", "--max-num-batched-tokens", "8192"}), 0, 1);
+  Pp2.add(request(1, 20000, 1));
+  Pp2.add(request(2, 20000, 1));
+  StepResult Both = Pp2.step();
+  EXPECT_EQ(Both.PrefillTokens, 2 * 8192);
+  Scheduler Alone(kimi({"-pp", "2", "--max-num-batched-tokens", "8192"}), 0, 1);
+  Alone.add(request(1, 20000, 1));
+  StepResult One = Alone.step();
+  EXPECT_EQ(One.PrefillTokens, 8192);
+  // The second micro-batch rides in the pipeline: no longer than one.
+  EXPECT_NEAR(Both.Seconds, One.Seconds, 1e-9);
+}
+
 TEST(Scheduler, ChunkedPrefillRespectsTheTokenBudget) {
   Scheduler S(kimi({"--max-num-batched-tokens", "8192"}), 0, 1);
   S.add(request(1, 20000, 1));

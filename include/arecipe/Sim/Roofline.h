@@ -4,11 +4,14 @@
 // needs: how many tokens of KV fit on the GPUs, and how long one engine step
 // of a given shape takes. Pure arithmetic; no clock, no I/O.
 //
-// A step is memory-bound or compute-bound, whichever is slower:
+// A stage pass is memory-bound or compute-bound, whichever is slower:
 //   stage = max(bytes read per GPU / (HBM bandwidth × efficiency),
-//               FLOPs per GPU / (peak FLOP/s × efficiency))
-//   step  = PP × (stage + per-stage overhead) + fixed step overhead
-//           + CPU-tier KV loads / host-to-device bandwidth
+//               FLOPs per GPU / (peak FLOP/s × efficiency)) + stage overhead
+// With pipeline parallelism a step is up to PP micro-batches in flight:
+//   step  = max(Σ stage(micro-batch), PP × max stage(micro-batch))
+//           + fixed step overhead + CPU-tier KV loads / host-to-device bandwidth
+// (throughput of the busiest stage, latency of all stages; one micro-batch
+// is PP stages in series).
 // Weights are split over TP × PP GPUs; an MoE model reads the dense part plus
 // the fraction of experts that the step's rows touch; the KV read of MLA-style
 // attention is replicated across TP ranks unless DCP shards it.
@@ -19,6 +22,8 @@
 
 #include "arecipe/Sim/EngineConfig.h"
 #include "arecipe/Sim/Profiles.h"
+
+#include <vector>
 
 namespace arecipe::sim {
 
@@ -43,8 +48,10 @@ public:
   double kvPoolBytesPerGpu() const;
   /// Tokens of KV the pool holds; 0 when the weights do not fit.
   long kvCapacityTokens() const;
-  /// Step time in seconds for \p Shape (0 for an empty step).
+  /// Step time in seconds for \p Shape as one micro-batch (0 when empty).
   double stepSeconds(const StepShape &Shape) const;
+  /// Step time of up to PP micro-batches in flight through the pipeline.
+  double stepSeconds(const std::vector<StepShape> &MicroBatches) const;
   /// Fraction of the MoE expert weights a step with \p Rows rows reads.
   double expertCoverage(long Rows) const;
 
@@ -53,6 +60,9 @@ public:
   const EngineConfig &config() const { return Config; }
 
 private:
+  /// One micro-batch through one pipeline stage, on one GPU of it.
+  double stageSeconds(const StepShape &Shape) const;
+
   HardwareProfile Hw;
   ModelProfile Model;
   EngineConfig Config;

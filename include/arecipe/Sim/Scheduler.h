@@ -39,7 +39,7 @@ struct RequestProgress {
 
 struct StepResult {
   double Seconds = 0;
-  StepShape Shape;
+  StepShape Shape; // summed over the step's micro-batches
   long PrefillTokens = 0;
   std::vector<RequestProgress> Progress;
 };
