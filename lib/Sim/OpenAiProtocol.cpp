@@ -8,6 +8,8 @@
 #include "arecipe/Sim/OpenAiProtocol.h"
 #include "arecipe/Sim/PrefixCache.h"
 
+#include <charconv>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -101,11 +103,15 @@ std::string errorBody(std::string_view Message, std::string_view Type,
 }
 
 void appendTokenText(std::string &Out, long First, long Count) {
+  // The hot path of streaming: no temporaries, no allocation once \p Out
+  // has grown to its working size.
+  char Digits[24];
   for (long I = First; I < First + Count; ++I) {
     if (I > 0)
       Out.push_back(' ');
     Out += "tok";
-    Out += std::to_string(I);
+    char *End = std::to_chars(Digits, Digits + sizeof Digits, I).ptr;
+    Out.append(Digits, End);
   }
 }
 
@@ -114,6 +120,22 @@ CompletionWriter::CompletionWriter(bool Chat, std::string Id,
     : Chat(Chat), Id(std::move(Id)), Created(Created) {
   std::string Quoted = json(Model).dump();
   this->Model = Quoted.substr(1, Quoted.size() - 2);
+  // Every token event of this completion differs only in its text: render
+  // what surrounds it once.
+  if (Chat) {
+    TokensHead = "data: " + prefix("chat.completion.chunk") +
+                 R"("choices":[{"index":0,"delta":{"content":")";
+    FirstTokensHead = "data: " + prefix("chat.completion.chunk") +
+                      R"("choices":[{"index":0,"delta":{"role":"assistant","content":")";
+    TokensTail = R"("},"logprobs":null,"finish_reason":null}]})"
+                 "\n\n";
+  } else {
+    TokensHead = "data: " + prefix("text_completion") +
+                 R"("choices":[{"index":0,"text":")";
+    FirstTokensHead = TokensHead;
+    TokensTail = R"(","logprobs":null,"finish_reason":null}]})"
+                 "\n\n";
+  }
 }
 
 std::string CompletionWriter::prefix(const char *Object) const {
@@ -131,23 +153,10 @@ static std::string usageJson(const Usage &U) {
 
 void CompletionWriter::appendTokensEvent(std::string &Out, long First,
                                          long Count) {
-  Out += "data: ";
-  if (Chat) {
-    Out += prefix("chat.completion.chunk");
-    Out += R"("choices":[{"index":0,"delta":{)";
-    if (!SentRole) {
-      Out += R"("role":"assistant",)";
-      SentRole = true;
-    }
-    Out += R"("content":")";
-  } else {
-    Out += prefix("text_completion");
-    Out += R"("choices":[{"index":0,"text":")";
-  }
+  Out += SentRole ? TokensHead : FirstTokensHead;
+  SentRole = true;
   appendTokenText(Out, First, Count);
-  Out += Chat ? R"("},"logprobs":null,"finish_reason":null}]})"
-              : R"(","logprobs":null,"finish_reason":null}]})";
-  Out += "\n\n";
+  Out += TokensTail;
 }
 
 void CompletionWriter::appendFinalEvents(std::string &Out, const Usage &U,

@@ -108,6 +108,9 @@ struct Completion {
   // token: the engine's own TTFT, free of any client or loopback delay.
   double ArrivedAt = 0;
   double FirstTokenAt = 0;
+  // SSE events of the steps completed in this engine-timer fire, sent as
+  // one HTTP chunk when the fire ends.
+  std::string Out;
   CompletionWriter Writer;
 
   Completion(bool Chat, uint64_t Id, const std::string &Model, int64_t Created)
@@ -158,6 +161,9 @@ private:
   // Engine.
   void kickEngine();
   void runEngine();
+  void runDueSteps();
+  void flush(Completion &C);
+  void flushAll();
   void admitArrivals();
   void cancelRequest(uint64_t Id);
   void deliver(const StepResult &R);
@@ -212,7 +218,7 @@ private:
   uint64_t Served = 0;
   uint64_t Disconnects = 0;
   uint64_t Rejected = 0;
-  std::string Scratch;
+  std::vector<uint64_t> Unflushed; // completions with pending Out
 
   bool Profiling = false;
   double ProfileStart = 0;
@@ -825,7 +831,15 @@ void SimServer::cancelRequest(uint64_t Id) {
 
 void SimServer::runEngine() {
   StepArmed = false;
+  runDueSteps();
+  flushAll();
+}
+
+void SimServer::runDueSteps() {
   const double Now = simNow();
+  // A fire that cannot catch up in a few milliseconds yields to the network
+  // and resumes at once, so new requests and /health are not starved.
+  const auto Deadline = WallClock::now() + std::chrono::milliseconds(5);
   while (!ExitCode) {
     if (Pending) {
       if (PendingEnd > Now) {
@@ -837,6 +851,11 @@ void SimServer::runEngine() {
       StepResult R = std::move(*Pending);
       Pending.reset();
       deliver(R);
+      if (WallClock::now() > Deadline) {
+        StepArmed = true;
+        armTimer(StepTimer, 0);
+        return;
+      }
       continue;
     }
     admitArrivals();
@@ -854,6 +873,21 @@ void SimServer::runEngine() {
   }
 }
 
+void SimServer::flush(Completion &C) {
+  if (C.Out.empty())
+    return;
+  evbuffer_add(ChunkBuffer, C.Out.data(), C.Out.size());
+  evhttp_send_reply_chunk(C.Req, ChunkBuffer);
+  C.Out.clear(); // keeps its capacity for the next fire
+}
+
+void SimServer::flushAll() {
+  for (uint64_t Id : Unflushed)
+    if (auto It = Active.find(Id); It != Active.end())
+      flush(*It->second);
+  Unflushed.clear();
+}
+
 void SimServer::deliver(const StepResult &R) {
   for (const RequestProgress &P : R.Progress) {
     auto It = Active.find(P.Id);
@@ -868,16 +902,15 @@ void SimServer::deliver(const StepResult &R) {
       continue;
     }
     if (C.Stream && P.NewTokens > 0) {
-      Scratch.clear();
+      if (C.Out.empty())
+        Unflushed.push_back(C.Id);
       if (C.Malformed && C.Sent == 0)
-        C.Writer.appendMalformedEvent(Scratch);
-      C.Writer.appendTokensEvent(Scratch, C.Sent, P.NewTokens);
+        C.Writer.appendMalformedEvent(C.Out);
+      C.Writer.appendTokensEvent(C.Out, C.Sent, P.NewTokens);
       if (P.Finished)
         C.Writer.appendFinalEvents(
-            Scratch, {C.PromptTokens, C.Sent + P.NewTokens, C.Cached},
+            C.Out, {C.PromptTokens, C.Sent + P.NewTokens, C.Cached},
             C.IncludeUsage);
-      evbuffer_add(ChunkBuffer, Scratch.data(), Scratch.size());
-      evhttp_send_reply_chunk(C.Req, ChunkBuffer);
     }
     C.Sent += P.NewTokens;
     if (P.Finished)
@@ -889,6 +922,7 @@ void SimServer::finish(Completion &C) {
   uint64_t Id = C.Id;
   evhttp_connection_set_closecb(C.Conn, nullptr, nullptr);
   if (C.Stream) {
+    flush(C);
     evhttp_send_reply_end(C.Req);
   } else {
     evkeyvalq *Headers = evhttp_request_get_output_headers(C.Req);
@@ -925,8 +959,13 @@ void SimServer::resetConnection(Completion &C) {
   log(LogLevel::Warning,
       fmt::format("request {}: resetting the connection (fault reset)", Id));
   evhttp_connection_set_closecb(Conn, nullptr, nullptr);
+  // The tokens already produced reach the client first: written now, they
+  // sit in its receive queue ahead of the RST.
+  flush(C);
+  bufferevent *Bev = evhttp_connection_get_bufferevent(Conn);
+  int Fd = bufferevent_getfd(Bev);
+  evbuffer_write(bufferevent_get_output(Bev), Fd);
   // SO_LINGER 0 turns close() into a TCP RST.
-  int Fd = bufferevent_getfd(evhttp_connection_get_bufferevent(Conn));
   linger L{1, 0};
   setsockopt(Fd, SOL_SOCKET, SO_LINGER, &L, sizeof L);
   cancelRequest(Id);

@@ -68,6 +68,9 @@ private:
   std::string Id;
   std::string Model; // JSON-escaped
   int64_t Created;
+  std::string FirstTokensHead; // up to the text; chat: carries the role
+  std::string TokensHead;
+  std::string TokensTail;      // after the text, through "\n\n"
 };
 
 /// Appends the text of generated tokens [First, First + Count).
