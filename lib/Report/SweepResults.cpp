@@ -1,0 +1,248 @@
+//===- SweepResults.cpp - A results directory as the report reads it ------===//
+
+#include "arecipe/Report/SweepResults.h"
+
+#include "arecipe/Client/Metrics.h"
+#include "arecipe/Client/RequestRecord.h"
+#include "arecipe/Report/Redaction.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+using nlohmann::json;
+
+namespace arecipe::report {
+
+namespace {
+
+std::optional<json> readJson(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return std::nullopt;
+  std::stringstream SS;
+  SS << In.rdbuf();
+  json J = json::parse(SS.str(), nullptr, false);
+  if (J.is_discarded())
+    return std::nullopt;
+  return J;
+}
+
+/// The value at Pointer when it is a number: summaries from older or
+/// interrupted runs may lack any field, and a missing figure is shown blank.
+std::optional<double> numberAt(const json &J, const char *Pointer) {
+  json::json_pointer P(Pointer);
+  if (!J.contains(P) || !J.at(P).is_number())
+    return std::nullopt;
+  return J.at(P).get<double>();
+}
+
+std::string stringAt(const json &J, const char *Key) {
+  auto It = J.find(Key);
+  return It != J.end() && It->is_string() ? It->get<std::string>() : std::string();
+}
+
+void readKnobs(const json &PlanCell, CellResult &C) {
+  auto Knobs = PlanCell.find("knobs");
+  if (Knobs == PlanCell.end() || !Knobs->is_array())
+    return;
+  for (const json &K : *Knobs) {
+    if (!K.is_object())
+      continue;
+    KnobValue V;
+    V.Name = stringAt(K, "name");
+    V.Value = K.contains("value") ? K["value"].dump() : "null";
+    V.Value = isSecretName(V.Name) ? RedactedValue : redactSecrets(V.Value);
+    if (auto O = K.find("origin"); O != K.end() && O->is_object()) {
+      V.File = stringAt(*O, "file");
+      V.Line = O->value("line", 0);
+      V.Col = O->value("col", 0);
+      V.Level = stringAt(*O, "level");
+    }
+    C.Knobs.push_back(std::move(V));
+  }
+}
+
+void readServerCommand(const json &PlanCell, CellResult &C) {
+  auto Processes = PlanCell.find("processes");
+  if (Processes == PlanCell.end() || !Processes->is_array())
+    return;
+  for (const json &P : *Processes) {
+    if (!P.is_object() || !P.value("serves_api", false) || !P.contains("argv") ||
+        !P["argv"].is_array())
+      continue;
+    std::vector<std::string> Argv;
+    for (const json &W : P["argv"])
+      if (W.is_string())
+        Argv.push_back(W.get<std::string>());
+    C.ServerCommand = redactArgv(Argv);
+    return;
+  }
+}
+
+void readSummary(const json &S, CellResult &C) {
+  const json Run = S.value("arecipe_run", json::object());
+  C.Status = Run.value("status", std::string("unknown"));
+  C.Reason = redactSecrets(Run.value("reason", std::string()));
+  C.FailedPhase = Run.value("failed_phase", std::string());
+  C.FailedProcess = Run.value("failed_process", std::string());
+  C.LogTail = redactSecrets(Run.value("log_tail", std::string()));
+  C.StartedAt = Run.value("started_at", std::string());
+  if (auto W = Run.find("warnings"); W != Run.end() && W->is_array())
+    for (const json &Line : *W)
+      if (Line.is_string())
+        C.Warnings.push_back(redactSecrets(Line.get<std::string>()));
+  C.TotalPerGpu = numberAt(S, "/request_metrics/throughput/per_gpu/total");
+  C.OutputPerGpu = numberAt(S, "/request_metrics/throughput/per_gpu/output");
+  C.P90Interactivity = numberAt(S, "/arecipe_client/p90_interactivity");
+  C.P90E2eNormInteractivity = numberAt(S, "/arecipe_client/p90_e2e_norm_interactivity");
+  C.TtftP50 = numberAt(S, "/request_metrics/latency/ttft/p50");
+  C.TtftP90 = numberAt(S, "/request_metrics/latency/ttft/p90");
+  C.ItlP50 = numberAt(S, "/request_metrics/latency/itl/p50");
+  C.ItlP90 = numberAt(S, "/request_metrics/latency/itl/p90");
+  C.E2eP50 = numberAt(S, "/request_metrics/latency/e2el/p50");
+  C.E2eP90 = numberAt(S, "/request_metrics/latency/e2el/p90");
+  C.ErrorRate = numberAt(S, "/arecipe_client/error_rate");
+  C.SpecAcceptanceLength = numberAt(S, "/server_metrics/spec_acceptance_length");
+  C.PrefixCacheHitRate = numberAt(S, "/server_metrics/prefix_cache_hit_rate");
+  C.RequestsTotal = numberAt(S, "/num_requests_total");
+  C.RequestsSuccessful = numberAt(S, "/num_requests_successful");
+}
+
+/// TTFT, ITL and E2E of every successful measured request, by the formulas
+/// of docs/metrics.md, so the strips agree with the summary's percentiles.
+void readRecords(const std::string &CellDir, CellResult &C) {
+  std::ifstream In(CellDir + "/records.jsonl");
+  if (!In)
+    In.open(CellDir + "/records.partial.jsonl");
+  if (!In)
+    return;
+  std::vector<double> Ttft, Itl, E2e;
+  std::string Line, Err;
+  while (std::getline(In, Line)) {
+    std::optional<client::RequestRecord> R = client::recordFromJsonLine(Line, Err);
+    if (!R || !R->ok() || R->RequestPhase != client::Phase::Measured || R->FirstTokenNs == 0)
+      continue;
+    double First = double(R->FirstTokenNs - R->ScheduledNs) / 1e9;
+    double End = double(R->EndNs - R->ScheduledNs) / 1e9;
+    Ttft.push_back(First);
+    E2e.push_back(End);
+    if (R->OutputTokens >= 2)
+      Itl.push_back((End - First) / double(R->OutputTokens - 1));
+  }
+  C.Ttft = quantilesOf(std::move(Ttft));
+  C.Itl = quantilesOf(std::move(Itl));
+  C.E2e = quantilesOf(std::move(E2e));
+}
+
+std::string tailOfLog(const std::string &Path, size_t Lines) {
+  std::ifstream In(Path);
+  std::vector<std::string> Tail;
+  std::string Line;
+  while (std::getline(In, Line)) {
+    Tail.push_back(Line);
+    if (Tail.size() > Lines)
+      Tail.erase(Tail.begin());
+  }
+  std::string Out;
+  for (const std::string &L : Tail)
+    Out += L + "\n";
+  return Out;
+}
+
+} // namespace
+
+std::string SweepResults::label() const { return Image.empty() ? Recipe : Recipe + " · " + Image; }
+
+std::optional<LatencyQuantiles> quantilesOf(std::vector<double> Values) {
+  if (Values.empty())
+    return std::nullopt;
+  std::sort(Values.begin(), Values.end());
+  LatencyQuantiles Q;
+  Q.Count = Values.size();
+  Q.Mean = std::accumulate(Values.begin(), Values.end(), 0.0) / double(Values.size());
+  Q.Min = Values.front();
+  Q.Max = Values.back();
+  Q.P5 = client::percentile(Values, 5);
+  Q.P25 = client::percentile(Values, 25);
+  Q.P50 = client::percentile(Values, 50);
+  Q.P75 = client::percentile(Values, 75);
+  Q.P90 = client::percentile(Values, 90);
+  Q.P95 = client::percentile(Values, 95);
+  Q.P99 = client::percentile(Values, 99);
+  return Q;
+}
+
+namespace {
+
+std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) {
+  std::optional<json> Plan = readJson(Dir + "/plan.json");
+  if (!Plan || !Plan->is_object() || !Plan->contains("cells") || !(*Plan)["cells"].is_array()) {
+    Err = Dir + ": not a results directory (no readable plan.json)";
+    return std::nullopt;
+  }
+  SweepResults S;
+  S.Dir = Dir;
+  const json Recipe = Plan->value("recipe", json::object());
+  S.Recipe = stringAt(Recipe, "name");
+  S.RecipeFile = stringAt(Recipe, "file");
+  S.Model = stringAt(Plan->value("model", json::object()), "id");
+  S.Image = stringAt(*Plan, "image");
+  S.Hardware = stringAt(Plan->value("hardware", json::object()), "name");
+  S.Engine = stringAt(Plan->value("engine", json::object()), "name");
+  if (std::optional<json> Results = readJson(Dir + "/results.json");
+      Results && Results->is_object()) {
+    S.Simulated = Results->value("simulated", false);
+    S.TimeScale = Results->value("time_scale", 1.0);
+  }
+  for (const json &PlanCell : (*Plan)["cells"]) {
+    if (!PlanCell.is_object())
+      continue;
+    CellResult C;
+    C.Id = stringAt(PlanCell, "id");
+    C.Conc = PlanCell.value("conc", 0);
+    C.Band = stringAt(PlanCell, "band");
+    C.ServerFrom = stringAt(PlanCell, "server_from");
+    C.Gpus = PlanCell.value("gpus", 0);
+    C.Status = "pending";
+    readKnobs(PlanCell, C);
+    readServerCommand(PlanCell, C);
+    std::string CellDir = Dir + "/cells/" + C.Id;
+    if (std::optional<json> Summary = readJson(CellDir + "/summary.json");
+        Summary && Summary->is_object()) {
+      readSummary(*Summary, C);
+      // results.json lags a cell behind when a run was killed; the summary
+      // says as well whether its figures are simulated.
+      const json Run = Summary->value("arecipe_run", json::object());
+      if (Run.value("simulated", false)) {
+        S.Simulated = true;
+        S.TimeScale = Run.value("time_scale", S.TimeScale);
+      }
+    }
+    if (C.Status != "pending")
+      readRecords(CellDir, C);
+    if ((C.Status == "failed" || C.Status == "invalid") && C.LogTail.empty() &&
+        !C.FailedProcess.empty())
+      C.LogTail = redactSecrets(tailOfLog(CellDir + "/" + C.FailedProcess + ".log", 30));
+    S.Cells.push_back(std::move(C));
+  }
+  return S;
+}
+
+} // namespace
+
+std::optional<SweepResults> loadSweepResults(const std::string &Dir, std::string &Err) {
+  // A field of an unexpected type (a hand-edited plan, a summary from a
+  // future version) must cost the report, never the sweep that writes it.
+  try {
+    return loadSweep(Dir, Err);
+  } catch (const json::exception &E) {
+    Err = Dir + ": unexpected content: " + E.what();
+    return std::nullopt;
+  }
+}
+
+} // namespace arecipe::report
