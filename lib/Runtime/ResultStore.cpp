@@ -2,6 +2,8 @@
 
 #include "arecipe/Runtime/ResultStore.h"
 
+#include "arecipe/Report/HtmlReport.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -198,9 +200,14 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
                       num(R.TtftP50, 3), num(R.ItlP50, 4), num(R.IntvtyP90, 1), num(R.ErrorRate, 3),
                       Reason);
   }
-  return writeFileAtomically(OutDir + "/results.json", Results.dump(2) + "\n", Err) &&
-         writeFileAtomically(OutDir + "/summary.csv", Csv, Err) &&
-         writeFileAtomically(OutDir + "/summary.md", Md, Err);
+  if (!writeFileAtomically(OutDir + "/results.json", Results.dump(2) + "\n", Err) ||
+      !writeFileAtomically(OutDir + "/summary.csv", Csv, Err) ||
+      !writeFileAtomically(OutDir + "/summary.md", Md, Err))
+    return false;
+  // Rebuilt with the tables, so an interrupted sweep has a current report too.
+  std::optional<report::SweepResults> Sweep = report::loadSweepResults(OutDir, Err);
+  return Sweep && writeFileAtomically(OutDir + "/" + report::ReportFileName,
+                                      report::renderSweepReport(*Sweep), Err);
 }
 
 } // namespace arecipe::runtime

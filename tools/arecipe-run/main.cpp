@@ -5,9 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "arecipe/Report/HtmlReport.h"
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/LocalExecutor.h"
 #include "arecipe/Runtime/PlanLoader.h"
+#include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/SlurmExecutor.h"
 #include "arecipe/Runtime/StopRequest.h"
 
@@ -115,7 +117,61 @@ static std::string ownDirectory() {
   return Ec ? std::string(".") : Self.parent_path().string();
 }
 
+/// `arecipe-run report DIR [DIR2...] [-o FILE]`: rewrites DIR/report.html or,
+/// given several directories, writes their comparison (by default beside the
+/// first one's report, the baseline). Prints the path written.
+static int runReportCommand(int Argc, char **Argv) {
+  namespace report = arecipe::report;
+  std::vector<std::string> Dirs;
+  std::string Output;
+  for (int I = 1; I < Argc; ++I) {
+    std::string_view Arg = Argv[I];
+    if (Arg == "-h" || Arg == "--help") {
+      fmt::print("usage: arecipe-run report DIR [DIR2 ...] [-o FILE]\n"
+                 "  one DIR: rewrite DIR/{}; several: compare them, the first being the "
+                 "baseline,\n  in DIR/{} unless -o FILE says where\n",
+                 report::ReportFileName, report::ComparisonFileName);
+      return 0;
+    }
+    if (Arg == "-o" || Arg == "--output") {
+      if (++I == Argc)
+        return usageError("report: -o needs a file name");
+      Output = Argv[I];
+    } else if (Arg.substr(0, 9) == "--output=") {
+      Output = Arg.substr(9);
+    } else if (Arg.substr(0, 1) == "-") {
+      return usageError(fmt::format("report: unknown option '{}'", Arg));
+    } else {
+      Dirs.emplace_back(Arg);
+    }
+  }
+  if (Dirs.empty())
+    return usageError("report: expected a results directory: arecipe-run report DIR [DIR2 ...] "
+                      "[-o FILE]");
+  std::vector<report::SweepResults> Sweeps;
+  std::string Err;
+  for (const std::string &Dir : Dirs) {
+    std::optional<report::SweepResults> Sweep = report::loadSweepResults(Dir, Err);
+    if (!Sweep)
+      return usageError(Err);
+    Sweeps.push_back(std::move(*Sweep));
+  }
+  if (Output.empty())
+    Output = (fs::path(Dirs[0]) / (Dirs.size() == 1 ? report::ReportFileName
+                                                    : report::ComparisonFileName))
+                 .string();
+  std::string Html = Dirs.size() == 1 ? report::renderSweepReport(Sweeps[0])
+                                      : report::renderComparisonReport(
+                                            Sweeps, fs::absolute(Output).parent_path().string());
+  if (!writeFileAtomically(Output, Html, Err))
+    return usageError(Err);
+  fmt::print("{}\n", Output);
+  return 0;
+}
+
 int main(int Argc, char **Argv) {
+  if (Argc > 1 && std::string_view(Argv[1]) == "report")
+    return runReportCommand(Argc - 1, Argv + 1);
   cl::HideUnrelatedOptions({&Category, &SlurmCategory});
   cl::ParseCommandLineOptions(Argc, Argv, "arecipe-run: execute a launch plan\n");
 
