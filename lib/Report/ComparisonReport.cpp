@@ -104,7 +104,9 @@ std::string deltaCell(const DeltaMetric &M, const CellResult *Base,
       return statusBadge(C->Status);
     return M.Seconds ? formatSeconds(C->*M.Field) : formatNumber(C->*M.Field);
   };
-  std::string Out = "<td class=\"num\"><div class=\"base\">" + Show(Base) + "</div>";
+  std::string Out = fmt::format("<td class=\"num\"><div class=\"base\"><span class=\"swatch\" "
+                                "style=\"background:{}\"></span>{}</div>",
+                                seriesColor(0), Show(Base));
   for (size_t I = 0; I < Others.size(); ++I) {
     std::optional<double> A = Value(Base), B = Value(Others[I]);
     std::string Delta;
@@ -158,6 +160,7 @@ std::string renderKnobDiffs(const std::vector<SweepResults> &Sweeps,
     for (const CellResult &C : S.Cells)
       Concs.insert(C.Conc);
   std::string Rows;
+  int LastConc = -1;
   for (int Conc : Concs) {
     std::set<std::string> KnobNames;
     for (const SweepResults &S : Sweeps)
@@ -178,8 +181,11 @@ std::string renderKnobDiffs(const std::vector<SweepResults> &Sweeps,
       if (std::all_of(Values.begin(), Values.end(),
                       [&](const std::string &V) { return V == Values[0]; }))
         continue;
-      Rows += fmt::format("<tr><td class=\"num\">{}</td><td><code>{}</code></td>", Conc,
-                          escapeHtml(Name));
+      // The concurrency is written once per group of rows, as in a printed table.
+      Rows += fmt::format("<tr{}><td class=\"num\">{}</td><td><code>{}</code></td>",
+                          Conc == LastConc ? "" : " class=\"group-start\"",
+                          Conc == LastConc ? "" : std::to_string(Conc), escapeHtml(Name));
+      LastConc = Conc;
       for (const std::string &V : Values)
         Rows += V.empty() ? "<td class=\"muted\">–</td>"
                           : fmt::format("<td data-tip=\"{}\">{}</td>",
@@ -229,9 +235,14 @@ std::string renderComparisonReport(const std::vector<SweepResults> &Sweeps,
   for (size_t I = 0; I < Sweeps.size(); ++I)
     Series.push_back(seriesOf(Sweeps[I], Names[I]));
   std::string Out = pageHead("Sweep comparison — arecipe");
+  // The title names recipes only; the cards and the legend add the images.
+  std::vector<std::string> Recipes;
+  for (const SweepResults &S : Sweeps)
+    if (std::find(Recipes.begin(), Recipes.end(), S.Recipe) == Recipes.end())
+      Recipes.push_back(S.Recipe);
   Out += fmt::format("<header class=\"page-header\"><div class=\"eyebrow\">arecipe sweep "
                      "comparison</div><h1>{}</h1></header>\n",
-                     escapeHtml(fmt::format("{}", fmt::join(Names, "  vs  "))));
+                     escapeHtml(fmt::format("{}", fmt::join(Recipes, " vs "))));
   Out += renderSweepList(Sweeps, Names, OutputDir);
   auto Section = [](const char *Id, const char *Title, const std::string &Body) {
     return fmt::format("<section id=\"{}\"><h2>{}</h2>\n{}</section>\n", Id, Title, Body);
