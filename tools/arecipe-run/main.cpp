@@ -13,12 +13,20 @@
 #include "arecipe/Runtime/SlurmExecutor.h"
 #include "arecipe/Runtime/StopRequest.h"
 
+#include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/TextDiagnosticPrinter.h"
+#include "arecipe/Codegen/Compile.h"
+#include "arecipe/Sema/Sema.h"
+
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -27,8 +35,8 @@ namespace fs = std::filesystem;
 using namespace arecipe::runtime;
 
 static cl::OptionCategory Category("arecipe-run options");
-static cl::opt<std::string> PlanFile(cl::Positional, cl::desc("<plan.json>"), cl::Required,
-                                     cl::cat(Category));
+static cl::opt<std::string> PlanFile(cl::Positional, cl::desc("<plan.json | recipe.arecipe>"),
+                                     cl::Required, cl::cat(Category));
 static cl::opt<std::string> OutDir("out", cl::desc("Results directory (default: results/<recipe>)"),
                                    cl::value_desc("dir"), cl::cat(Category));
 static cl::list<std::string> CellIds("cells",
@@ -87,6 +95,18 @@ static cl::opt<int> NodeRank("node-rank", cl::desc("Run one node rank of the cel
                              cl::init(-1), cl::Hidden);
 static cl::list<std::string> NodeAddrs("node-addrs", cl::desc("Node addresses by rank"),
                                        cl::CommaSeparated, cl::Hidden);
+// Given a `.arecipe`, arecipe-run compiles it in-process, exactly as
+// `arecipec --emit plan` would with the same options.
+static cl::OptionCategory CompileCategory("arecipe-run options for a .arecipe input");
+static cl::list<std::string> Sets("set", cl::desc("Override a knob in every cell (as arecipec)"),
+                                  cl::value_desc("name=value"), cl::cat(CompileCategory));
+static cl::list<std::string> IncludeDirs("I", cl::Prefix,
+                                         cl::desc("Add a directory to the import search path"),
+                                         cl::value_desc("dir"), cl::cat(CompileCategory));
+static cl::opt<std::string> RecipeName("recipe", cl::desc("Compile only this recipe of the file"),
+                                       cl::value_desc("name"), cl::cat(CompileCategory));
+static cl::opt<bool> EvalMode("eval", cl::desc("Compile an accuracy-evaluation plan (--mode eval)"),
+                              cl::cat(CompileCategory));
 static cl::opt<std::string> ProgressMode("progress", cl::desc("auto, live or plain"),
                                          cl::init("auto"), cl::cat(Category));
 
@@ -109,6 +129,23 @@ static double parseTimeLimit(const std::string &Text) {
   if (Unit == "h")
     return V * 3600;
   return -1;
+}
+
+/// Compiles the recipe at Path into plan JSON; nullopt after printing the
+/// recipe's diagnostics (file:line:col with carets) to stderr.
+static std::optional<std::string> compileRecipe(const std::string &Path, const char *Argv0) {
+  llvm::SourceMgr SM;
+  arecipe::TextDiagnosticPrinter Printer(llvm::errs(), "arecipe-run");
+  arecipe::DiagnosticEngine Diags(SM, &Printer);
+  arecipe::codegen::CompileOptions Opts;
+  Opts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+  Opts.StdRoot = arecipe::sema::findStdRoot(Argv0, reinterpret_cast<void *>(&usageError));
+  Opts.Sets.assign(Sets.begin(), Sets.end());
+  Opts.EvalMode = EvalMode;
+  Opts.Recipe = RecipeName;
+  std::optional<std::string> Text = arecipe::codegen::compileToPlanJSON(Path, Opts, SM, Diags);
+  Diags.finish();
+  return Text;
 }
 
 static std::string ownDirectory() {
@@ -172,25 +209,33 @@ static int runReportCommand(int Argc, char **Argv) {
 int main(int Argc, char **Argv) {
   if (Argc > 1 && std::string_view(Argv[1]) == "report")
     return runReportCommand(Argc - 1, Argv + 1);
-  cl::HideUnrelatedOptions({&Category, &SlurmCategory});
+  cl::HideUnrelatedOptions({&Category, &SlurmCategory, &CompileCategory});
   cl::ParseCommandLineOptions(Argc, Argv, "arecipe-run: execute a launch plan\n");
 
-  if (fs::path(PlanFile.getValue()).extension() == ".arecipe")
-    return usageError(fmt::format("'{}' is a recipe, not a plan: arecipe-run reads plan JSON, "
-                                  "and the compiler cannot emit plans yet",
-                                  PlanFile.getValue()));
   if (Executor != "local" && Executor != "slurm")
     return usageError(
         fmt::format("--executor '{}': expected 'local' or 'slurm'", Executor.getValue()));
   if (!(TimeScale > 0))
     return usageError("--time-scale must be positive");
 
-  std::ifstream In(PlanFile, std::ios::binary);
-  if (!In)
-    return usageError(fmt::format("cannot read {}: {}", PlanFile.getValue(), std::strerror(errno)));
-  std::stringstream SS;
-  SS << In.rdbuf();
-  std::string Text = SS.str();
+  bool FromRecipe = fs::path(PlanFile.getValue()).extension() == ".arecipe";
+  if (!FromRecipe && (!Sets.empty() || !IncludeDirs.empty() || !RecipeName.empty() || EvalMode))
+    return usageError("--set, -I, --recipe and --eval apply to a .arecipe input, not to a plan");
+  std::string Text;
+  if (FromRecipe) {
+    std::optional<std::string> Compiled = compileRecipe(PlanFile, Argc > 0 ? Argv[0] : "");
+    if (!Compiled)
+      return 1;
+    Text = std::move(*Compiled);
+  } else {
+    std::ifstream In(PlanFile, std::ios::binary);
+    if (!In)
+      return usageError(
+          fmt::format("cannot read {}: {}", PlanFile.getValue(), std::strerror(errno)));
+    std::stringstream SS;
+    SS << In.rdbuf();
+    Text = SS.str();
+  }
   PlanLoadResult Loaded = parseLaunchPlan(Text);
   if (!Loaded.ok()) {
     for (const PlanError &E : Loaded.Errors)
@@ -242,6 +287,24 @@ int main(int Argc, char **Argv) {
   S.OutDir = fs::absolute(OutDir.empty() ? "results/" + Plan.RecipeName : OutDir.getValue())
                  .lexically_normal()
                  .string();
+  // A compiled plan is kept as OUT/plan.json before anything runs, so the
+  // Slurm jobs and a later --resume read the very plan this run used.
+  if (FromRecipe && !DryRun) {
+    std::error_code Ec;
+    fs::create_directories(S.OutDir, Ec);
+    fs::path Compiled = fs::path(S.OutDir) / "plan.json";
+    fs::path Tmp = fs::path(S.OutDir) / ".plan.json.tmp";
+    {
+      std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
+      Out << Text;
+      if (!Out.flush())
+        return usageError(fmt::format("cannot write {}: {}", Tmp.string(), std::strerror(errno)));
+    }
+    fs::rename(Tmp, Compiled, Ec);
+    if (Ec)
+      return usageError(fmt::format("cannot write {}: {}", Compiled.string(), Ec.message()));
+    S.PlanPath = Compiled.string();
+  }
   S.Cells.assign(CellIds.begin(), CellIds.end());
   S.DryRun = DryRun;
   S.Resume = Resume;
