@@ -205,9 +205,12 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
       !writeFileAtomically(OutDir + "/summary.md", Md, Err))
     return false;
   // Rebuilt with the tables, so an interrupted sweep has a current report too.
-  std::optional<report::SweepResults> Sweep = report::loadSweepResults(OutDir, Err);
-  return Sweep && writeFileAtomically(OutDir + "/" + report::ReportFileName,
-                                      report::renderSweepReport(*Sweep), Err);
+  // The report is a view of the results: a directory it cannot read (no
+  // plan.json, as when the store is used on its own) keeps its tables.
+  std::string Unreadable;
+  std::optional<report::SweepResults> Sweep = report::loadSweepResults(OutDir, Unreadable);
+  return !Sweep || writeFileAtomically(OutDir + "/" + report::ReportFileName,
+                                       report::renderSweepReport(*Sweep), Err);
 }
 
 } // namespace arecipe::runtime
