@@ -12,6 +12,7 @@ build=${ARECIPE_BUILD_DIR:-$root/build}
 trap 'bash "$root/scripts/slurm-down.sh" >/dev/null 2>&1 || true' EXIT
 eval "$(bash "$root/scripts/slurm-up.sh")"
 export ARECIPE_SLURM_UP=1
+export ARECIPE_REQUIRE_BROWSER=1
 
 cd "$build"
 ctest --output-on-failure -j2 "$@"
