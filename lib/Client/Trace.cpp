@@ -17,8 +17,9 @@ using nlohmann::ordered_json;
 namespace {
 class TraceParser {
 public:
-  TraceParser(std::string_view FileName, size_t Line, TraceLoadResult &Result, size_t MaxErrors)
-      : FileName(FileName), Line(Line), Result(Result), MaxErrors(MaxErrors) {}
+  TraceParser(std::string_view FileName, size_t Line, TraceLoadResult &Result, size_t MaxErrors,
+              size_t &Dropped)
+      : FileName(FileName), Line(Line), Result(Result), MaxErrors(MaxErrors), Dropped(Dropped) {}
 
   bool session(const json &J, std::string Path, TraceSession &S, bool AllowSubagents);
 
@@ -27,6 +28,8 @@ private:
     if (Result.Errors.size() < MaxErrors)
       Result.Errors.push_back(std::string(FileName) + ":" + std::to_string(Line) + ": " + Field +
                               ": " + Why);
+    else
+      ++Dropped;
     return false;
   }
   bool turn(const json &J, const std::string &Path, TraceTurn &T, bool AllowSubagents);
@@ -35,6 +38,7 @@ private:
   size_t Line;
   TraceLoadResult &Result;
   size_t MaxErrors;
+  size_t &Dropped; ///< errors past MaxErrors, counted for the summary line
 };
 } // namespace
 
@@ -125,6 +129,7 @@ TraceLoadResult arecipe::client::parseTrace(std::string_view Text, std::string_v
                                             size_t MaxErrors) {
   TraceLoadResult Result;
   size_t LineNo = 0;
+  size_t Dropped = 0;
   while (!Text.empty()) {
     size_t Nl = Text.find('\n');
     std::string_view Line = Text.substr(0, Nl);
@@ -132,18 +137,23 @@ TraceLoadResult arecipe::client::parseTrace(std::string_view Text, std::string_v
     ++LineNo;
     if (Line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
-    TraceParser P(FileName, LineNo, Result, MaxErrors);
+    TraceParser P(FileName, LineNo, Result, MaxErrors, Dropped);
     json J = json::parse(Line.begin(), Line.end(), nullptr, false);
     if (J.is_discarded()) {
       if (Result.Errors.size() < MaxErrors)
         Result.Errors.push_back(std::string(FileName) + ":" + std::to_string(LineNo) +
                                 ": session: not valid JSON");
+      else
+        ++Dropped;
       continue;
     }
     TraceSession S;
     if (P.session(J, "", S, true))
       Result.Sessions.push_back(std::move(S));
   }
+  if (Dropped)
+    Result.Errors.push_back(std::string(FileName) + ": and " + std::to_string(Dropped) +
+                            " more error" + (Dropped == 1 ? "" : "s"));
   if (Result.Sessions.empty() && Result.Errors.empty())
     Result.Errors.push_back(std::string(FileName) + ": no sessions");
   return Result;

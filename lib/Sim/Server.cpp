@@ -1,8 +1,8 @@
 //===- Server.cpp - arecipe-sim's HTTP front end and event loop -----------===//
 //
-// One thread, one libevent loop. Three kinds of timer drive everything: the
-// start-up phase timer (and its progress ticks), the engine timer, and the
-// delayed exit of an injected crash.
+// One thread, one libevent loop. Two kinds of timer drive everything: the
+// start-up phase timer (and its progress ticks) and the engine timer. An
+// injected crash exits at once, from inside the engine timer's callback.
 //
 // The engine runs on its own simulated clock, not on timer fires: a step
 // planned at engine time t ends at t + duration, and its tokens are due at
@@ -29,6 +29,7 @@
 #include <unordered_set>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -169,6 +170,7 @@ private:
   void deliver(const StepResult &R);
   void finish(Completion &C);
   void resetConnection(Completion &C);
+  [[noreturn]] void crash(evhttp_connection *LastConn, uint64_t CrashAfter);
 
   void armTimer(event *Ev, double WallSeconds);
 
@@ -186,10 +188,10 @@ private:
   event *PhaseTimer = nullptr;
   event *ProgressTimer = nullptr;
   event *StepTimer = nullptr;
-  event *CrashTimer = nullptr;
   std::vector<event *> SignalEvents;
   evbuffer *ChunkBuffer = nullptr;
   int BoundPort = 0;
+  int ListenFd = -1;
   int ExitCode = 0;
 
   size_t PhaseIndex = 0;
@@ -254,7 +256,7 @@ SimServer::~SimServer() {
   Active.clear();
   if (Http)
     evhttp_free(Http);
-  for (event *Ev : {PhaseTimer, ProgressTimer, StepTimer, CrashTimer})
+  for (event *Ev : {PhaseTimer, ProgressTimer, StepTimer})
     if (Ev)
       event_free(Ev);
   for (event *Ev : SignalEvents)
@@ -287,7 +289,9 @@ bool SimServer::listen() {
   socklen_t Len = sizeof Addr;
   getsockname(Fd, reinterpret_cast<sockaddr *>(&Addr), &Len);
   BoundPort = ntohs(Addr.sin_port);
+  ListenFd = Fd;
   if (!evhttp_accept_socket_with_handle(Http, Fd)) {
+    ListenFd = -1;
     close(Fd);
     return false;
   }
@@ -336,10 +340,6 @@ int SimServer::run() {
   });
   StepTimer = Timer([](evutil_socket_t, short, void *S) {
     static_cast<SimServer *>(S)->runEngine();
-  });
-  CrashTimer = Timer([](evutil_socket_t, short, void *) {
-    // An engine crash leaves no time for cleanup: no flush, no teardown.
-    std::_Exit(1);
   });
   for (int Sig : {SIGTERM, SIGINT}) {
     event *Ev = evsignal_new(
@@ -938,19 +938,51 @@ void SimServer::finish(Completion &C) {
                     "tokens {}",
                     Id, C.FirstTokenAt - C.ArrivedAt, EngineClock - C.ArrivedAt,
                     C.Sent));
+  evhttp_connection *Conn = C.Conn;
   Active.erase(Id);
   ++Served;
   uint64_t CrashAfter = O.Faults.CrashAfterRequests;
-  if (CrashAfter && Served == CrashAfter) {
-    log(LogLevel::Error,
-        fmt::format("Fatal Python error: Segmentation fault (simulated crash "
-                    "after {} requests, fault crash-after)",
-                    CrashAfter));
-    if (!O.Faults.GpuMemoryLeak)
-      writeGpuMemory(false);
-    // Let the last reply reach the socket, then die without cleanup.
-    armTimer(CrashTimer, 0.1);
+  if (CrashAfter && Served == CrashAfter)
+    crash(Conn, CrashAfter);
+}
+
+void SimServer::crash(evhttp_connection *LastConn, uint64_t CrashAfter) {
+  // The Nth reply was completed, so it reaches the client: hand what is
+  // queued on its connection to the kernel now, blocking (the loop must not
+  // run again, so nothing else is served meanwhile).
+  if (LastConn) {
+    bufferevent *Bev = evhttp_connection_get_bufferevent(LastConn);
+    int Fd = bufferevent_getfd(Bev);
+    evbuffer *Out = bufferevent_get_output(Bev);
+    if (Fd >= 0) {
+      int Flags = fcntl(Fd, F_GETFL);
+      if (Flags >= 0)
+        fcntl(Fd, F_SETFL, Flags & ~O_NONBLOCK);
+      timeval Limit{1, 0}; // a client that stopped reading loses the rest
+      setsockopt(Fd, SOL_SOCKET, SO_SNDTIMEO, &Limit, sizeof Limit);
+      while (evbuffer_get_length(Out) > 0)
+        if (evbuffer_write(Out, Fd) <= 0)
+          break;
+    }
   }
+  log(LogLevel::Error,
+      fmt::format("Fatal Python error: Segmentation fault (simulated crash "
+                  "after {} requests, fault crash-after)",
+                  CrashAfter));
+  if (!O.Faults.GpuMemoryLeak)
+    writeGpuMemory(false);
+  fflush(stderr);
+  // An engine crash leaves no time for cleanup and serves nothing more: the
+  // listener and every connection close now (no flush, no teardown), and the
+  // process exits without returning to the event loop.
+  if (ListenFd >= 0)
+    close(ListenFd);
+  for (auto &[ActiveId, Other] : Active) {
+    int Fd = bufferevent_getfd(evhttp_connection_get_bufferevent(Other->Conn));
+    if (Fd >= 0)
+      close(Fd);
+  }
+  std::_Exit(1);
 }
 
 void SimServer::resetConnection(Completion &C) {

@@ -47,7 +47,7 @@ struct TraceLoadResult {
 };
 
 /// Parses a trace. FileName only labels the errors. At most MaxErrors are
-/// reported.
+/// reported; any beyond are counted in a last "file: and N more errors" line.
 TraceLoadResult parseTrace(std::string_view Text, std::string_view FileName,
                            size_t MaxErrors = 20);
 /// Reads and parses a file; an unreadable file is one error.
