@@ -676,6 +676,14 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
     std::this_thread::sleep_for(milliseconds(50));
   }
   Worker.join();
+  // The client can return before the loop above saw the signal (the stop
+  // handler interrupts running workloads itself): an interrupted cell must
+  // not be judged, recorded as finished and skipped by --resume (F2).
+  interrupted();
+  // An engine that died while the client finished is a failure, whichever
+  // side noticed first (F3).
+  if (Status == CellStatus::Ok)
+    checkAlive("measurement");
   if (WindowOpen && Status == CellStatus::Ok) {
     Profile.back()["closed_early"] = true;
     callProfileEndpoint(false, Profile.back());
@@ -704,8 +712,16 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   Ctx.FailedRequestThreshold = Spec.FailedRequestThreshold;
   Ctx.ExpectedOutputTokens = client::expectedOutputTokens(Run.Records);
   ClientSummary = client::buildCellSummary(Metrics, Run, Ctx);
-  if (std::string Problem = validityProblem(Run, ClientSummary); !Problem.empty())
+  if (std::string Problem = validityProblem(Run, ClientSummary); !Problem.empty()) {
+    // Failed requests may be the first sign of a dying engine: give its exit
+    // a moment to show before calling the measurement invalid (F3).
+    auto Deadline = Clock::now() + milliseconds(1000);
+    while (!stopRequested() && checkAlive("measurement") && Clock::now() < Deadline)
+      std::this_thread::sleep_for(milliseconds(50));
+    if (interrupted() || Status != CellStatus::Ok)
+      return false;
     failWith(CellStatus::Invalid, Problem);
+  }
   return true;
 }
 

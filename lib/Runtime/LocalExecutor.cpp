@@ -7,6 +7,7 @@
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Report/Redaction.h"
 
 #include <fmt/format.h>
 
@@ -35,7 +36,9 @@ std::string describeEnv(const ChildEnvironment &Env) {
   for (const std::string &N : Env.Unset)
     Out += fmt::format(" -{}", N);
   for (const auto &[K, V] : Env.Set)
-    Out += fmt::format(" {}={}", K, quoteForDisplay({V}));
+    Out += fmt::format(" {}={}", K,
+                       report::isSecretName(K) ? std::string(report::RedactedValue)
+                                               : quoteForDisplay({V}));
   return Out;
 }
 
@@ -69,7 +72,7 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
     fmt::print(Out, "    log: {}\n", L.LogPath);
     if (!L.Env.Set.empty() || !L.Env.Unset.empty())
       fmt::print(Out, "    env:{}\n", describeEnv(L.Env));
-    fmt::print(Out, "    exec: {}\n", quoteForDisplay(L.Command));
+    fmt::print(Out, "    exec: {}\n", quoteForDisplay(report::redactArgv(L.Command)));
     if (P.HttpEndpoints)
       fmt::print(Out,
                  "    ready: GET {} = 200, GET {} lists '{}', alive; start-up timeout {}, "
@@ -125,7 +128,7 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   // the sweep files are the submitter's, which collects every cell.
   bool OnAllocation = S.NodeRank >= 0;
   if (!Store.create(Err) ||
-      (!OnAllocation && !writeFileAtomically(S.OutDir + "/plan.json", PlanText, Err))) {
+      (!OnAllocation && !writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err))) {
     Progress.message("error: " + Err);
     return 2;
   }

@@ -29,6 +29,64 @@ bool isValidEnvName(std::string_view Name) {
   return true;
 }
 
+std::string escapeForErrorLine(std::string_view Text) {
+  std::string Out;
+  Out.reserve(Text.size());
+  size_t I = 0;
+  while (I < Text.size()) {
+    unsigned char C = static_cast<unsigned char>(Text[I]);
+    if (C < 0x80) {
+      if (C == '\n')
+        Out += "\\n";
+      else if (C == '\t')
+        Out += "\\t";
+      else if (C == '\r')
+        Out += "\\r";
+      else if (C < 0x20 || C == 0x7f)
+        Out += fmt::format("\\x{:02x}", C);
+      else
+        Out += char(C);
+      ++I;
+      continue;
+    }
+    // A well-formed UTF-8 sequence (no overlongs, surrogates or > U+10FFFF)
+    // is kept; any other byte is shown as \xNN.
+    size_t Len = C >= 0xc2 && C <= 0xdf ? 2 : C >= 0xe0 && C <= 0xef ? 3 : C >= 0xf0 && C <= 0xf4 ? 4 : 0;
+    bool Ok = Len > 0 && I + Len <= Text.size();
+    for (size_t K = 1; Ok && K < Len; ++K)
+      Ok = (static_cast<unsigned char>(Text[I + K]) & 0xc0) == 0x80;
+    if (Ok && Len >= 3) {
+      unsigned char C1 = static_cast<unsigned char>(Text[I + 1]);
+      if ((C == 0xe0 && C1 < 0xa0) || (C == 0xed && C1 > 0x9f) || (C == 0xf0 && C1 < 0x90) ||
+          (C == 0xf4 && C1 > 0x8f))
+        Ok = false;
+    }
+    if (!Ok) {
+      Out += fmt::format("\\x{:02x}", C);
+      ++I;
+      continue;
+    }
+    Out.append(Text.substr(I, Len));
+    I += Len;
+  }
+  return Out;
+}
+
+bool isValidRepoId(std::string_view Repo) {
+  size_t Slash = Repo.find('/');
+  if (Slash == std::string_view::npos || Repo.find('/', Slash + 1) != std::string_view::npos)
+    return false;
+  for (std::string_view Part : {Repo.substr(0, Slash), Repo.substr(Slash + 1)}) {
+    if (Part.empty() || Part == "." || Part == ".." || Part.find("..") != std::string_view::npos ||
+        Part.size() > 96)
+      return false;
+    for (char C : Part)
+      if (!(std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '-' || C == '.'))
+        return false;
+  }
+  return true;
+}
+
 namespace {
 
 /// Ids and process names become directory and file names.
@@ -75,9 +133,11 @@ std::string fnv1a(std::string_view Text) {
 class ErrorList {
 public:
   ErrorList(std::vector<PlanError> &Errors, size_t Max) : Errors(Errors), Max(Max) {}
+  /// Paths and messages quote plan keys and values: they are escaped so an
+  /// error is one printable line of valid UTF-8 (F6).
   void add(std::string Path, std::string Message) {
     if (Errors.size() < Max)
-      Errors.push_back({std::move(Path), std::move(Message)});
+      Errors.push_back({escapeForErrorLine(Path), escapeForErrorLine(Message)});
   }
 
 private:
@@ -324,6 +384,12 @@ PreflightAction readAction(const Fields &F) {
   if (Kind == "stage_model") {
     StageModelAction A;
     A.Repo = F.nonEmptyStr("repo");
+    if (!A.Repo.empty() && !isValidRepoId(A.Repo)) {
+      F.error("repo", fmt::format("'{}' is not a model repository id: expected 'org/name' "
+                                  "using only letters, digits, '_', '-' and '.' (no '..')",
+                                  A.Repo));
+      A.Repo.clear();
+    }
     A.Attempts = int(F.integer("attempts", true, 1, 1, 1000));
     A.DelayS = F.number("delay_s", true, 0, 0);
     A.Env = F.env("env");
@@ -516,7 +582,7 @@ Cell readCell(const Fields &F) {
     Knob Kn;
     Kn.Name = K.nonEmptyStr("name");
     if (const json *V = K.get("value", true))
-      Kn.ValueJson = V->dump();
+      Kn.ValueJson = V->dump(-1, ' ', false, json::error_handler_t::replace);
     Fields O = K.object("origin", false);
     Kn.Origin.File = O.str("file", false);
     Kn.Origin.Line = int(O.integer("line", false, 0, 0));
@@ -655,7 +721,7 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
   std::set<std::string> Ids;
   for (auto &El : Cells) {
     Cell C = readCell(F.element(El));
-    C.Digest = fnv1a(El.second->dump());
+    C.Digest = fnv1a(El.second->dump(-1, ' ', false, json::error_handler_t::replace));
     if (!C.Id.empty() && !Ids.insert(C.Id).second)
       Errs.add(El.first + ".id", fmt::format("duplicate cell id '{}'", C.Id));
     P.Cells.push_back(std::move(C));
@@ -685,6 +751,42 @@ const Cell *LaunchPlan::findCell(const std::string &Id) const {
   return nullptr;
 }
 
+namespace {
+
+/// nlohmann's what() without its "[json.exception.KIND.N] " prefix.
+std::string exceptionReason(const char *What) {
+  std::string Why = What;
+  if (!Why.empty() && Why.front() == '[')
+    if (size_t Close = Why.find("] "); Close != std::string::npos)
+      Why = Why.substr(Close + 2);
+  return Why;
+}
+
+/// "line:col" of the token an exception quotes ("... parsing '1e400'"),
+/// or "" when it quotes none found in the text.
+std::string exceptionPosition(std::string_view Text, const char *What) {
+  std::string Why = What;
+  size_t Open = Why.find('\'');
+  size_t Close = Open == std::string::npos ? Open : Why.find('\'', Open + 1);
+  if (Close == std::string::npos || Close == Open + 1)
+    return "";
+  size_t At = Text.find(std::string_view(Why).substr(Open + 1, Close - Open - 1));
+  if (At == std::string_view::npos)
+    return "";
+  size_t Line = 1, Col = 1;
+  for (size_t I = 0; I < At; ++I) {
+    if (Text[I] == '\n') {
+      ++Line;
+      Col = 1;
+    } else {
+      ++Col;
+    }
+  }
+  return fmt::format("{}:{}", Line, Col);
+}
+
+} // namespace
+
 PlanLoadResult parseLaunchPlan(std::string_view Text, size_t MaxErrors) {
   PlanLoadResult Result;
   ErrorList Errs(Result.Errors, MaxErrors);
@@ -707,8 +809,19 @@ PlanLoadResult parseLaunchPlan(std::string_view Text, size_t MaxErrors) {
     Why = Pos == std::string::npos ? "invalid JSON" : Why.substr(Pos + 2);
     Errs.add(fmt::format("{}:{}", Line, Col), Why);
     return Result;
+  } catch (const json::exception &E) {
+    // out_of_range.406 (a number beyond double) and anything else the
+    // parser throws: an error, never an abort (F1).
+    Errs.add(exceptionPosition(Text, E.what()), "invalid JSON: " + exceptionReason(E.what()));
+    return Result;
   }
-  readPlan(Root, Result.Plan, Errs);
+  try {
+    readPlan(Root, Result.Plan, Errs);
+  } catch (const json::exception &E) {
+    Errs.add("", "cannot read the plan: " + exceptionReason(E.what()));
+  } catch (const std::exception &E) {
+    Errs.add("", std::string("cannot read the plan: ") + E.what());
+  }
   return Result;
 }
 

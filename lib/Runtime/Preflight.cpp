@@ -5,7 +5,9 @@
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/GpuMemory.h"
 #include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Runtime/PlanLoader.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Report/Redaction.h"
 
 #include <fmt/format.h>
 
@@ -15,6 +17,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -42,13 +45,46 @@ PreflightOutcome failOrWarn(const PreflightContext &Ctx, std::string Reason) {
   return O;
 }
 
+/// Rewrites the log with secret values redacted (F5): what the command
+/// printed as NAME=value, and any literal value of a secret-named variable of
+/// its environment.
+void redactLog(const std::string &Path, const EnvMap &Env) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return;
+  std::stringstream SS;
+  SS << In.rdbuf();
+  In.close();
+  std::string Text = SS.str();
+  std::string Redacted = report::redactSecrets(Text);
+  std::vector<std::string> Values;
+  for (const auto &[K, V] : Env)
+    if (report::isSecretName(K) && V.size() >= 4)
+      Values.push_back(V);
+  for (char **E = environ; E && *E; ++E) {
+    std::string_view KV = *E;
+    size_t Eq = KV.find('=');
+    if (Eq != std::string_view::npos && report::isSecretName(KV.substr(0, Eq)) &&
+        KV.size() - Eq - 1 >= 4)
+      Values.emplace_back(KV.substr(Eq + 1));
+  }
+  for (const std::string &V : Values)
+    for (size_t At = Redacted.find(V); At != std::string::npos; At = Redacted.find(V, At))
+      Redacted.replace(At, V.size(), report::RedactedValue);
+  if (Redacted == Text)
+    return;
+  std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
+  Out << Redacted;
+}
+
 CommandResult run(const PreflightContext &Ctx, const Argv &Command, const EnvMap &Env,
                   std::chrono::milliseconds Timeout) {
-  appendLog(Ctx.LogPath, "$ " + quoteForDisplay(Command));
+  appendLog(Ctx.LogPath, "$ " + quoteForDisplay(report::redactArgv(Command)));
   ChildEnvironment E;
   E.Set = Env;
   CommandResult R = runCommand(Command, E, Ctx.LogPath, Timeout, stopRequested);
   appendLog(Ctx.LogPath, "# " + R.describe());
+  redactLog(Ctx.LogPath, Env);
   return R;
 }
 
@@ -123,6 +159,15 @@ PreflightOutcome stageModel(const StageModelAction &A, const PreflightContext &C
     size_t Slash = A.Repo.find('/');
     std::string Dir = fmt::format("{}/hub/models--{}--{}", Env["HF_HOME"], A.Repo.substr(0, Slash),
                                   Slash == std::string::npos ? "" : A.Repo.substr(Slash + 1));
+    // The sandbox must stay inside --out whatever the repository id says
+    // (the loader checks ids too; this guards plans built in memory) (F4).
+    fs::path Out = fs::absolute(Ctx.Settings.OutDir).lexically_normal();
+    fs::path Target = fs::absolute(Dir).lexically_normal();
+    auto Rel = Target.lexically_relative(Out);
+    if (!isValidRepoId(A.Repo) || Rel.empty() || *Rel.begin() == "..")
+      return fail(fmt::format("refusing to stage '{}': the simulated cache directory {} is "
+                              "outside the output directory",
+                              A.Repo, Dir));
     std::error_code Ec;
     fs::create_directories(Dir, Ec);
     appendLog(Ctx.LogPath, fmt::format("# '{}' is not on PATH; simulated staging into {}",
@@ -314,7 +359,7 @@ std::string describePreflightAction(const PreflightAction &Action) {
                              A.FailOnMismatch ? "fail" : "warn", quoteForDisplay(A.Probe));
         else if constexpr (std::is_same_v<T, StageModelAction>)
           return fmt::format("stage_model {} ({} attempts, {} s apart): {}", A.Repo, A.Attempts,
-                             A.DelayS, quoteForDisplay(A.Command));
+                             A.DelayS, quoteForDisplay(report::redactArgv(A.Command)));
         else if constexpr (std::is_same_v<T, CheckPathsAction>)
           return fmt::format("check_paths {}", fmt::join(A.Paths, " "));
         else if constexpr (std::is_same_v<T, WaitCleanGpusAction>)
@@ -326,7 +371,7 @@ std::string describePreflightAction(const PreflightAction &Action) {
         else if constexpr (std::is_same_v<T, VerifyImportAction>)
           return fmt::format("verify_import {} under {}", A.Package, A.ExpectPrefix);
         else
-          return fmt::format("run {}", quoteForDisplay(A.Command));
+          return fmt::format("run {}", quoteForDisplay(report::redactArgv(A.Command)));
       },
       Action);
 }

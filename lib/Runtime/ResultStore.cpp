@@ -3,6 +3,7 @@
 #include "arecipe/Runtime/ResultStore.h"
 
 #include "arecipe/Report/HtmlReport.h"
+#include "arecipe/Report/Redaction.h"
 
 #include <fmt/format.h>
 
@@ -18,6 +19,60 @@ namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
 namespace arecipe::runtime {
+
+namespace {
+
+/// Redacts in place; true when something changed.
+bool redactJson(ordered_json &V) {
+  bool Changed = false;
+  if (V.is_object()) {
+    for (auto It = V.begin(); It != V.end(); ++It) {
+      if (report::isSecretName(It.key()) && It.value().is_string()) {
+        if (It.value().get<std::string>() != report::RedactedValue) {
+          It.value() = report::RedactedValue;
+          Changed = true;
+        }
+      } else {
+        Changed |= redactJson(It.value());
+      }
+    }
+  } else if (V.is_array()) {
+    bool AllStrings = !V.empty();
+    for (const ordered_json &E : V)
+      AllStrings &= E.is_string();
+    if (AllStrings) {
+      std::vector<std::string> Words = V.get<std::vector<std::string>>();
+      std::vector<std::string> Redacted = report::redactArgv(Words);
+      if (Redacted != Words) {
+        V = Redacted;
+        Changed = true;
+      }
+    } else {
+      for (ordered_json &E : V)
+        Changed |= redactJson(E);
+    }
+  } else if (V.is_string()) {
+    std::string R = report::redactSecrets(V.get<std::string>());
+    if (R != V.get<std::string>()) {
+      V = R;
+      Changed = true;
+    }
+  }
+  return Changed;
+}
+
+} // namespace
+
+std::string redactPlanText(const std::string &PlanText) {
+  try {
+    ordered_json Plan = ordered_json::parse(PlanText);
+    if (!redactJson(Plan))
+      return PlanText;
+    return Plan.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+  } catch (const std::exception &) {
+    return report::redactSecrets(PlanText);
+  }
+}
 
 bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err) {
   std::string Temp = fmt::format("{}.tmp.{}", Path, getpid());

@@ -330,7 +330,7 @@ int SlurmSweep::run(const std::string &PlanText) {
   std::error_code Ec;
   fs::create_directories(SlurmDir, Ec);
   if (Ec || !Store.create(Err) ||
-      !writeFileAtomically(S.OutDir + "/plan.json", PlanText, Err)) {
+      !writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err)) {
     Progress.message("error: " + (Ec ? fmt::format("cannot create {}: {}", SlurmDir, Ec.message())
                                      : Err));
     return 2;

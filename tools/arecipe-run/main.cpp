@@ -292,10 +292,15 @@ int main(int Argc, char **Argv) {
   if (FromRecipe && !DryRun) {
     std::error_code Ec;
     fs::create_directories(S.OutDir, Ec);
-    fs::path Compiled = fs::path(S.OutDir) / "plan.json";
+    // OUT/plan.json is shared with the results and has its secrets
+    // redacted; a plan holding secrets runs from a private copy instead.
+    bool HasSecrets = redactPlanText(Text) != Text;
+    fs::path Compiled = fs::path(S.OutDir) / (HasSecrets ? ".plan.run.json" : "plan.json");
     fs::path Tmp = fs::path(S.OutDir) / ".plan.json.tmp";
     {
       std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
+      if (HasSecrets)
+        fs::permissions(Tmp, fs::perms::owner_read | fs::perms::owner_write, Ec);
       Out << Text;
       if (!Out.flush())
         return usageError(fmt::format("cannot write {}: {}", Tmp.string(), std::strerror(errno)));

@@ -94,3 +94,108 @@ TEST(PlanLoader, ErrorsAreCappedAtTheLimit) {
 }
 
 } // namespace
+
+// Regression tests for docs/reliability.md findings F1, F4, F5 and F6.
+
+#include "arecipe/Runtime/Preflight.h"
+#include "arecipe/Runtime/ResultStore.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace {
+
+TEST(PlanLoaderFindings, F1NumberBeyondDoubleIsAnErrorNotAnAbort) {
+  for (const char *Text : {R"({"schema": "arecipe.plan/v1", "cells": 1e400})",
+                           R"({"cells": [-4444444444E4444444444]})", "1e400", "[1E-400, 2e309]"}) {
+    PlanLoadResult R;
+    ASSERT_NO_THROW(R = parseLaunchPlan(Text)) << Text;
+    ASSERT_FALSE(R.ok()) << Text;
+    EXPECT_NE(R.Errors.front().Message.find("number overflow"), std::string::npos)
+        << R.Errors.front().Message;
+  }
+}
+
+TEST(PlanLoaderFindings, F4RepoIdsAreValidated) {
+  auto WithRepo = [](const std::string &Repo) {
+    std::string P = plan();
+    std::string Cell = R"("cells": [{"id": "c1", )";
+    size_t At = P.find(Cell);
+    P.insert(At + Cell.size(), R"("preflight": [{"action": "stage_model", "repo": )" +
+                                   nlohmann::json(Repo).dump() +
+                                   R"(, "attempts": 1, "delay_s": 0, "env": {}}], )");
+    return parseLaunchPlan(P);
+  };
+  EXPECT_TRUE(WithRepo("Inferact/Kimi-K3-DSpark").ok());
+  EXPECT_TRUE(WithRepo("org/m.v1_2-b").ok());
+  for (const char *Bad : {"org/../../../../x", "../x", "/abs/x", "org/..", "../org", "org/a..b",
+                          "x", "org/name/extra", "org/na me", "org/", "/name", "org\\x"}) {
+    PlanLoadResult R = WithRepo(Bad);
+    ASSERT_FALSE(R.ok()) << Bad;
+    EXPECT_EQ(R.Errors.front().Path, "cells[0].preflight[0].repo") << Bad;
+  }
+}
+
+TEST(PlanLoaderFindings, F4SimulatedStagingRefusesToLeaveOut) {
+  std::filesystem::path Root = std::filesystem::temp_directory_path() /
+                               ("arecipe-f4-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(Root);
+  std::filesystem::create_directories(Root / "out");
+  PlanLoadResult Loaded = parseLaunchPlan(plan());
+  ASSERT_TRUE(Loaded.ok());
+  RunSettings S;
+  S.OutDir = (Root / "out").string();
+  S.Simulate = true;
+  StageModelAction A;
+  A.Repo = "org/../../../../ESCAPED"; // as a plan built in memory could hold
+  A.Command = {"arecipe-no-such-hf-program", "download", A.Repo};
+  PreflightContext Ctx{Loaded.Plan, Loaded.Plan.Cells.at(0), S, (Root / "preflight.log").string(),
+                       [](const std::string &) {}};
+  PreflightOutcome O = runPreflightAction(A, Ctx);
+  EXPECT_FALSE(O.Ok);
+  EXPECT_FALSE(std::filesystem::exists(Root / "ESCAPED"));
+  EXPECT_FALSE(std::filesystem::exists(Root / "out" / "ESCAPED"));
+  A.Repo = "org/name";
+  A.Command = {"arecipe-no-such-hf-program", "download", A.Repo};
+  EXPECT_TRUE(runPreflightAction(A, Ctx).Ok);
+  EXPECT_TRUE(std::filesystem::exists(Root / "out" / ".sim-hf-home/hub/models--org--name"));
+  std::filesystem::remove_all(Root);
+}
+
+TEST(PlanLoaderFindings, F5PlanCopyIsRedacted) {
+  std::string P = plan(R"({"name": "server", "role": "server",
+      "argv": ["vllm", "serve", "m", "--hf-token", "hf_SeCrEt1", "API_KEY=SeCrEt2"],
+      "env": {"HF_TOKEN": "hf_SeCrEt3", "WANDB_API_KEY": "SeCrEt4", "AWS_SECRET": "SeCrEt5",
+              "HOME_DIR": "/home/x"},
+      "port": 8000, "endpoints": {}})");
+  std::string Copy = redactPlanText(P);
+  EXPECT_EQ(Copy.find("SeCrEt"), std::string::npos) << Copy;
+  EXPECT_NE(Copy.find("[redacted]"), std::string::npos);
+  EXPECT_NE(Copy.find("/home/x"), std::string::npos);
+  ASSERT_TRUE(parseLaunchPlan(Copy).ok());
+  // A plan without secrets is copied byte for byte.
+  EXPECT_EQ(redactPlanText(plan()), plan());
+}
+
+TEST(PlanLoaderFindings, F6ErrorLinesEscapeControlBytesAndInvalidUtf8) {
+  std::string P = plan(R"({"name": "server", "role": "server", "argv": ["x"], "port": 1,
+      "endpoints": {}, "env": {"A\nB": "1", "C\u0000D": "1", "E\u001bF": "1", "CAF\u00c9": "1"}})");
+  PlanLoadResult R = parseLaunchPlan(P);
+  ASSERT_EQ(R.Errors.size(), 4u);
+  for (const PlanError &E : R.Errors)
+    for (char C : E.Path + E.Message)
+      EXPECT_FALSE(static_cast<unsigned char>(C) < 0x20 || C == 0x7f) << E.Path;
+  std::string All;
+  for (const PlanError &E : R.Errors)
+    All += E.Path + ": " + E.Message + "\n";
+  EXPECT_NE(All.find("env.A\\nB: 'A\\nB'"), std::string::npos) << All;
+  EXPECT_NE(All.find("env.C\\x00D"), std::string::npos) << All;
+  EXPECT_NE(All.find("env.E\\x1bF"), std::string::npos) << All;
+  EXPECT_NE(All.find("CAF\xc3\x89"), std::string::npos) << All; // valid UTF-8 is kept
+  EXPECT_EQ(escapeForErrorLine("a\xff\xc3("), "a\\xff\\xc3(");
+  EXPECT_EQ(escapeForErrorLine("\xed\xa0\x80"), "\\xed\\xa0\\x80"); // a surrogate
+}
+
+} // namespace

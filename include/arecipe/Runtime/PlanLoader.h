@@ -42,6 +42,14 @@ PlanLoadResult loadLaunchPlan(const std::string &Path, size_t MaxErrors = 50);
 /// `[A-Za-z_][A-Za-z0-9_]*`: the names a plan may set or unset.
 bool isValidEnvName(std::string_view Name);
 
+/// A Hugging Face repository id that is safe to use in a path: 'org/name',
+/// each part letters, digits, '_', '-' and '.', neither containing '..'.
+bool isValidRepoId(std::string_view Repo);
+
+/// Text for one error line: control characters and bytes that are not
+/// valid UTF-8 are shown as \n, \t, \r or \xNN.
+std::string escapeForErrorLine(std::string_view Text);
+
 } // namespace arecipe::runtime
 
 #endif // ARECIPE_RUNTIME_PLANLOADER_H

@@ -29,6 +29,12 @@ namespace arecipe::runtime {
 /// fsync and rename(2). Returns false with Err set on failure.
 bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err);
 
+/// The plan text for OUT/plan.json: the value of every variable or option
+/// whose name is a secret's (HF_TOKEN, *_TOKEN, *_KEY, *_SECRET; see
+/// report::isSecretName) replaced by "[redacted]", in objects and argv lists.
+/// A plan with no secret is returned byte for byte.
+std::string redactPlanText(const std::string &PlanText);
+
 class ResultStore {
 public:
   explicit ResultStore(std::string OutDir) : OutDir(std::move(OutDir)) {}
