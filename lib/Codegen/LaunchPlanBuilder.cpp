@@ -17,6 +17,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <set>
+
 using namespace arecipe;
 using namespace arecipe::codegen;
 using sema::Value;
@@ -44,6 +46,11 @@ private:
   const sema::RecipeCells *Recipe = nullptr;
   const sema::Cell *Cell = nullptr;
   bool Failed = false;
+  /// Recipe-level errors already reported: one per recipe, not per cell (F9).
+  std::set<std::pair<const sema::RecipeCells *, unsigned>> RecipeErrors;
+  bool firstForRecipe(DiagID ID) {
+    return RecipeErrors.insert({Recipe, static_cast<unsigned>(ID)}).second;
+  }
 
   const Value *get(llvm::StringRef Name) const;
   std::string render(const Value &V, llvm::StringRef What);
@@ -347,7 +354,9 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     C.SessionHeader = H->getString();
   const Value *Scenario = get("scenario");
   if (!Scenario) {
-    Diags.report(Recipe->NameRange, DiagID::err_plan_no_scenario) << Recipe->Name;
+    if (firstForRecipe(DiagID::err_plan_no_scenario))
+      Diags.report(Recipe->NameRange, DiagID::err_plan_no_scenario)
+          << Recipe->Name;
     Failed = true;
     return C;
   }
@@ -356,8 +365,9 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
   if (Scenario->getRecordName() == "agentic") {
     const Value *Trace = Scenario->lookup("trace");
     if (Trace->isNone()) {
-      Diags.report(Recipe->NameRange, DiagID::err_plan_agentic_trace)
-          << Recipe->Name;
+      if (firstForRecipe(DiagID::err_plan_agentic_trace))
+        Diags.report(Recipe->NameRange, DiagID::err_plan_agentic_trace)
+            << Recipe->Name;
       Failed = true;
       return C;
     }

@@ -31,9 +31,11 @@ static Value quantityOf(int64_t N, Unit U) {
 }
 
 static const std::vector<Signature> &constructors(SemaImpl &S) {
-  static std::vector<Signature> Sigs;
-  if (!Sigs.empty())
-    return Sigs;
+  if (S.ConstructorSigs)
+    return *static_cast<const std::vector<Signature> *>(S.ConstructorSigs.get());
+  auto Owned = std::make_shared<std::vector<Signature>>();
+  S.ConstructorSigs = Owned;
+  std::vector<Signature> &Sigs = *Owned;
   Type Policy = Type::enumOf(S.builtinEnum("router_policy"));
   Sigs = {
       {"fixed",
@@ -61,9 +63,11 @@ static const std::vector<Signature> &constructors(SemaImpl &S) {
 }
 
 static const std::vector<Signature> &preflightActions(SemaImpl &S) {
-  static std::vector<Signature> Sigs;
-  if (!Sigs.empty())
-    return Sigs;
+  if (S.PreflightSigs)
+    return *static_cast<const std::vector<Signature> *>(S.PreflightSigs.get());
+  auto Owned = std::make_shared<std::vector<Signature>>();
+  S.PreflightSigs = Owned;
+  std::vector<Signature> &Sigs = *Owned;
   Type Str = Type::of(Type::String);
   Sigs = {
       {"unset_env", {{"names", Type::listOf(Str), true, std::nullopt, true}}},

@@ -174,7 +174,7 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
           continue;
         // The values, for the message; evaluated quietly, since the
         // losing assignment may not even be valid in this cell.
-        auto Quiet = [&](Assignment *A) -> std::optional<Value> {
+        auto Quiet = [&, &Name = Name](Assignment *A) -> std::optional<Value> {
           if (A->Literal)
             return A->Literal;
           EvalCtx Ctx;

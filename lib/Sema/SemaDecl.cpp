@@ -9,6 +9,8 @@
 
 #include "SemaImpl.h"
 
+#include <algorithm>
+
 using namespace arecipe;
 using namespace arecipe::sema;
 
@@ -249,15 +251,30 @@ std::optional<Value> SemaImpl::constantValue(ConstantInfo &C,
   if (C.Evaluated)
     return C.V;
   if (C.Evaluating) {
-    diag(Use, DiagID::err_dependency_cycle)
-        << "" << ("'" + C.Decl->getName().Name.str() + "' depends on itself");
+    // Print the whole cycle, 'a' -> 'b' -> 'a' (F13); a constant that
+    // names itself directly still "depends on itself".
+    auto Quoted = [](const ConstantInfo *K) {
+      return "'" + K->Decl->getName().Name.str() + "'";
+    };
+    auto It = std::find(ConstStack.begin(), ConstStack.end(), &C);
+    std::string Text;
+    if (It == ConstStack.end() || It + 1 == ConstStack.end()) {
+      Text = Quoted(&C) + " depends on itself";
+    } else {
+      for (; It != ConstStack.end(); ++It)
+        Text += Quoted(*It) + " -> ";
+      Text += Quoted(&C);
+    }
+    diag(Use, DiagID::err_dependency_cycle) << "" << Text;
     return std::nullopt;
   }
   C.Evaluating = true;
+  ConstStack.push_back(&C);
   EvalCtx Ctx;
   Ctx.M = C.Owner;
   Ctx.What = "a file-level constant";
   C.V = eval(C.Decl->getValue(), Ctx);
+  ConstStack.pop_back();
   C.Evaluating = false;
   C.Evaluated = true;
   return C.V;

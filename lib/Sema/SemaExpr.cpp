@@ -257,9 +257,8 @@ std::optional<Value> SemaImpl::compare(ast::BinaryOp Op, const Value &L,
     if (R.kind() == ValueKind::Range) {
       if (L.kind() != ValueKind::Int)
         return Invalid();
-      std::vector<int64_t> Xs = expandRange(R.getLo(), R.getHi(), R.getStep());
-      return Value::boolean(std::find(Xs.begin(), Xs.end(), L.getInt()) !=
-                            Xs.end());
+      return Value::boolean(
+          rangeContains(R.getLo(), R.getHi(), R.getStep(), L.getInt()));
     }
     if (R.kind() == ValueKind::List) {
       for (const Value &X : R.getElements())
@@ -408,6 +407,14 @@ std::optional<Value> SemaImpl::evalList(const ast::ListExpr *E,
           (V->getStep() < 0 && V->getLo() < V->getHi())) {
         diag(Elem->getRange(), DiagID::err_empty_range)
             << V->getLo() << V->getHi();
+        return std::nullopt;
+      }
+      // Materialise at most MaxListElements (F12): a huge range is an
+      // error, not an unbounded loop.
+      uint64_t N = rangeSize(V->getLo(), V->getHi(), V->getStep());
+      if (N > (uint64_t)MaxListElements - Out.size()) {
+        diag(Elem->getRange(), DiagID::err_list_too_large)
+            << V->str() << MaxListElements;
         return std::nullopt;
       }
       for (int64_t X : expandRange(V->getLo(), V->getHi(), V->getStep()))

@@ -25,6 +25,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace arecipe::sema {
@@ -128,6 +129,13 @@ struct EvalCtx {
   const ServerProcess *Process = nullptr;
 };
 
+/// The largest concurrency the runtime runs (a conc outside [1, this] is an
+/// error, F11).
+constexpr int64_t MaxConcurrency = 1048576;
+/// The most elements a list or range may materialise (F12,
+/// docs/language.md); a larger one is an error, not an unbounded loop.
+constexpr int64_t MaxListElements = 1000000;
+
 class SemaImpl {
 public:
   SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
@@ -175,6 +183,14 @@ public:
   std::vector<std::unique_ptr<EnumInfo>> BuiltinEnums;
   const EnumInfo *builtinEnum(llvm::StringRef Name) const;
   void createBuiltinEnums();
+  /// The constructor and pre-flight signature tables (SemaBuiltins.cpp).
+  /// They hold pointers into BuiltinEnums, so they live with this SemaImpl
+  /// (never in function-level statics: a second Compilation in the same
+  /// process would read the first one's freed enums, F15).
+  std::shared_ptr<void> ConstructorSigs, PreflightSigs;
+  /// File-level constants being evaluated, outermost first: the cycle a
+  /// dependency-cycle error prints.
+  std::vector<ConstantInfo *> ConstStack;
 
   // Declarations (SemaDecl.cpp) -------------------------------------------
   void declareEngineKnobs(EntityInfo &E);

@@ -76,8 +76,16 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
     Out.Model = V->getEntity();
   if (auto V = Eval("concurrency", Type::listOf(Type::of(Type::Int)))) {
     const ast::Expr *List = Header["concurrency"]->getValue();
+    if (V->getElements().empty())
+      diag(List->getRange(), DiagID::err_concurrency_empty);
     for (const Value &E : V->getElements()) {
       int64_t C = E.getInt();
+      // The runtime runs a conc in [1, MaxConcurrency] only (F11).
+      if (C < 1 || C > MaxConcurrency) {
+        report(List->getRange(), DiagID::err_concurrency_out_of_range)
+            << C << MaxConcurrency;
+        continue;
+      }
       if (!Out.Concurrency.empty() && C <= Out.Concurrency.back()) {
         diag(List->getRange(), DiagID::err_concurrency_order)
             << C << Out.Concurrency.back();
@@ -425,8 +433,9 @@ void SemaImpl::matchAts(RecipeState &R) {
         }
         Items.push_back(V->getInt());
       } else if (V->kind() == ValueKind::Range) {
-        for (int64_t C : expandRange(V->getLo(), V->getHi(), V->getStep()))
-          if (InList(C))
+        // Only the recipe's concurrencies, never the range itself (F12).
+        for (int64_t C : Out.Concurrency)
+          if (rangeContains(V->getLo(), V->getHi(), V->getStep(), C))
             Items.push_back(C);
         if (Items.empty()) {
           auto B = diag(E->getRange(), DiagID::err_conc_range_empty);

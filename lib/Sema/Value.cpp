@@ -117,6 +117,26 @@ std::vector<int64_t> arecipe::sema::expandRange(int64_t Lo, int64_t Hi,
   return Out;
 }
 
+uint64_t arecipe::sema::rangeSize(int64_t Lo, int64_t Hi, int64_t Step) {
+  __int128 L = Lo, H = Hi, S = Step;
+  if (S == 0 || (S > 0 && L > H) || (S < 0 && L < H))
+    return 0;
+  __int128 N = (H - L) / S + 1;
+  return N > (__int128)UINT64_MAX ? UINT64_MAX : (uint64_t)N;
+}
+
+bool arecipe::sema::rangeContains(int64_t Lo, int64_t Hi, int64_t Step,
+                                  int64_t X) {
+  __int128 L = Lo, H = Hi, S = Step, V = X;
+  if (S > 0 && (V < L || V > H))
+    return false;
+  if (S < 0 && (V > L || V < H))
+    return false;
+  if (S == 0)
+    return false;
+  return (V - L) % S == 0;
+}
+
 static const char *entityKindName(const EntityInfo *E) {
   switch (E->K) {
   case EntityInfo::Recipe:

@@ -116,6 +116,11 @@ private:
 
 /// The elements of a range, ascending or descending by its step.
 std::vector<int64_t> expandRange(int64_t Lo, int64_t Hi, int64_t Step);
+/// How many elements the range has, without materialising it (saturates at
+/// UINT64_MAX).
+uint64_t rangeSize(int64_t Lo, int64_t Hi, int64_t Step);
+/// Whether X is an element of the range, without materialising it.
+bool rangeContains(int64_t Lo, int64_t Hi, int64_t Step, int64_t X);
 
 /// A declared type: `int`, `size?`, `list<int>`, `map<string, int>`, an enum.
 struct Type {
