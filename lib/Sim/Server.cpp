@@ -624,6 +624,13 @@ void SimServer::handleCompletion(evhttp_request *Req, bool Chat) {
 void SimServer::dropCompletion(uint64_t Id) {
   ++Disconnects;
   log(LogLevel::Debug, fmt::format("request {}: client went away", Id));
+  // On EOF or a timeout, libevent detaches a request whose reply is not
+  // finished from its dying connection and leaves it to its owner, who would
+  // otherwise free it by ending the reply: free it here, or every stream a
+  // client abandons leaks its request and buffers (found by LeakSanitizer).
+  if (auto It = Active.find(Id); It != Active.end() && It->second->Req &&
+                                 !evhttp_request_get_connection(It->second->Req))
+    evhttp_request_free(It->second->Req);
   cancelRequest(Id);
   Active.erase(Id);
 }
