@@ -38,8 +38,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::string_view Text(reinterpret_cast<const char *>(Data), Size);
   TraceLoadResult R = parseTrace(Text, "fuzz.jsonl", 20);
   if (!R.ok()) {
-    if (R.Errors.size() > 20)
+    // At most 20 errors, then one "FILE: and N more errors" line (F14).
+    auto IsMoreLine = [](const std::string &E) {
+      return E.rfind("fuzz.jsonl: and ", 0) == 0 && E.find(" more error") != std::string::npos;
+    };
+    if (R.Errors.size() > 21 || (R.Errors.size() == 21 && !IsMoreLine(R.Errors.back())))
       fail("more errors than the limit", std::to_string(R.Errors.size()));
+    for (size_t I = 0; I + 1 < R.Errors.size(); ++I)
+      if (IsMoreLine(R.Errors[I]))
+        fail("the 'and N more' line is not last", R.Errors[I]);
     for (const std::string &E : R.Errors)
       if (E.rfind("fuzz.jsonl", 0) != 0)
         fail("an error not labelled with the file", E);
