@@ -39,7 +39,15 @@ export ARECIPE_SLURM_UP=1
 export ARECIPE_REQUIRE_BROWSER=1
 
 status=0
+export LIT_OPTS="-o $build/lit-results.json"
 (cd "$build" && ctest --output-on-failure -j2) || status=1
+# What ctest hides on success: how many lit tests ran and how.
+/usr/bin/python3 - "$build/lit-results.json" <<'PY' || true
+import collections, json, sys
+tests = json.load(open(sys.argv[1]))["tests"]
+counts = collections.Counter(t["code"] for t in tests)
+print("== lit under ASan+UBSan:", ", ".join(f"{n} {c}" for c, n in sorted(counts.items())))
+PY
 
 if compgen -G "$reports/*" >/dev/null; then
   echo "== sanitizer reports ($(ls "$reports" | wc -l) files):"
