@@ -90,6 +90,9 @@ switchStmt : SWITCH flag=stringLit ;
 // The text of one `${...}` in a string literal, parsed on its own.
 interpolation : expr EOF ;
 
+// One expression and nothing after it: the value of `arecipec --set`.
+standaloneExpr : expr EOF ;
+
 // Alternatives are listed from the tightest-binding to the loosest, which is
 // how ANTLR assigns precedence (docs/language.md §6.2).
 expr

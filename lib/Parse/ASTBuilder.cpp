@@ -418,6 +418,12 @@ Expr *ASTBuilder::buildInterpolation(P::InterpolationContext *C) {
   return buildRootExpr(C->expr());
 }
 
+Expr *ASTBuilder::buildStandaloneExpr(P::StandaloneExprContext *C) {
+  if (isBroken(C))
+    return nullptr;
+  return buildRootExpr(C->expr());
+}
+
 /// Negation, `not` and primaries begin with their own token; every other
 /// expression alternative begins with its left operand.
 static bool isLeaf(arecipe_antlr::ARecipeParser::ExprContext *C) {

@@ -43,6 +43,7 @@ public:
   ast::File *buildFile(ParserTypes::FileContext *C, llvm::StringRef Name,
                        llvm::SMRange Range);
   ast::Expr *buildInterpolation(ParserTypes::InterpolationContext *C);
+  ast::Expr *buildStandaloneExpr(ParserTypes::StandaloneExprContext *C);
 
 private:
   using P = ParserTypes;

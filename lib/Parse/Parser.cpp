@@ -1,6 +1,7 @@
 //===- Parser.cpp - Recipe text to syntax tree ---------------------------===//
 //
-// Runs the pipeline for one text (a file, or one `${...}` of a string):
+// Runs the pipeline for one text (a file, one `${...}` of a string, or one
+// standalone expression such as a `--set` value):
 // limits and UTF-8 first, then the ANTLR lexer, a pass over all tokens for
 // lexical errors and bracket depth, the ANTLR parser with the project's
 // error strategy, and the AST builder. Every exception the ANTLR runtime
@@ -105,8 +106,11 @@ public:
       : SM(SM), Diags(Diags), Ctx(Ctx), Limits(Limits) {}
 
   ast::File *parseFile(unsigned BufferID);
+  ast::Expr *parseExpr(llvm::StringRef Text);
 
 private:
+  /// Refuses a text above the size limit or with invalid UTF-8.
+  bool checkText(llvm::StringRef Text);
   ast::Expr *parseInterpolation(llvm::StringRef Source);
   bool checkTokens(Pipeline &Pipe);
   void reportInvalidCharacters(Pipeline &Pipe, size_t First, size_t Last);
@@ -289,20 +293,27 @@ ast::Expr *ParseSession::parseInterpolation(llvm::StringRef Source) {
       });
 }
 
-ast::File *ParseSession::parseFile(unsigned BufferID) {
-  const llvm::MemoryBuffer *Buffer = SM.getMemoryBuffer(BufferID);
-  llvm::StringRef Text = Buffer->getBuffer();
-  llvm::SMLoc Start = llvm::SMLoc::getFromPointer(Text.begin());
+bool ParseSession::checkText(llvm::StringRef Text) {
   if (Text.size() > Limits.MaxFileBytes) {
-    Diags.report(Start, DiagID::err_file_too_large)
+    Diags.report(llvm::SMLoc::getFromPointer(Text.begin()),
+                 DiagID::err_file_too_large)
         << Text.size() << Limits.MaxFileBytes;
-    return nullptr;
+    return false;
   }
   if (std::optional<size_t> Bad = findInvalidUTF8(Text)) {
     Diags.report(llvm::SMLoc::getFromPointer(Text.begin() + *Bad),
                  DiagID::err_invalid_utf8);
-    return nullptr;
+    return false;
   }
+  return true;
+}
+
+ast::File *ParseSession::parseFile(unsigned BufferID) {
+  const llvm::MemoryBuffer *Buffer = SM.getMemoryBuffer(BufferID);
+  llvm::StringRef Text = Buffer->getBuffer();
+  llvm::SMLoc Start = llvm::SMLoc::getFromPointer(Text.begin());
+  if (!checkText(Text))
+    return nullptr;
   // ANTLR drops a leading byte-order mark itself; dropping it here keeps
   // its code point indexes aligned with our bytes.
   llvm::StringRef Body = Text;
@@ -317,10 +328,42 @@ ast::File *ParseSession::parseFile(unsigned BufferID) {
       });
 }
 
+ast::Expr *ParseSession::parseExpr(llvm::StringRef Text) {
+  assert(
+      SM.FindBufferContainingLoc(llvm::SMLoc::getFromPointer(Text.begin())) &&
+      "the text must lie in a buffer of the SourceMgr");
+  if (Text.trim().empty()) {
+    Diags.report(llvm::SMLoc::getFromPointer(Text.begin()),
+                 DiagID::err_expected)
+        << "expression";
+    return nullptr;
+  }
+  if (!checkText(Text))
+    return nullptr;
+  unsigned Errors = Diags.errorCount();
+  Pipeline Pipe(Text);
+  ast::Expr *E = run(
+      Pipe, [](GuardedParser &Parser) { return Parser.standaloneExpr(); },
+      [](P::StandaloneExprContext *Tree, ASTBuilder &Builder) {
+        return Builder.buildStandaloneExpr(Tree);
+      });
+  // A tree the parser recovered may still build: the caller gets an
+  // expression only when the text is one.
+  return Diags.errorCount() == Errors ? E : nullptr;
+}
+
 ast::File *arecipe::parse::parseFile(const llvm::SourceMgr &SM,
                                      unsigned BufferID,
                                      DiagnosticEngine &Diags,
                                      ast::ASTContext &Ctx,
                                      const ParseLimits &Limits) {
   return ParseSession(SM, Diags, Ctx, Limits).parseFile(BufferID);
+}
+
+ast::Expr *arecipe::parse::parseExpr(const llvm::SourceMgr &SM,
+                                     llvm::StringRef Text,
+                                     DiagnosticEngine &Diags,
+                                     ast::ASTContext &Ctx,
+                                     const ParseLimits &Limits) {
+  return ParseSession(SM, Diags, Ctx, Limits).parseExpr(Text);
 }

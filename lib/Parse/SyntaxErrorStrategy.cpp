@@ -81,7 +81,8 @@ static ssize_t currentStatement(Parser *P) {
        C = dynamic_cast<antlr4::RuleContext *>(C->parent)) {
     size_t Rule = C->getRuleIndex();
     if (Rule == P_::RuleStatement || Rule == P_::RuleDeclaration ||
-        Rule == P_::RuleImportDecl || Rule == P_::RuleInterpolation) {
+        Rule == P_::RuleImportDecl || Rule == P_::RuleInterpolation ||
+        Rule == P_::RuleStandaloneExpr) {
       Token *Start = static_cast<antlr4::ParserRuleContext *>(C)->getStart();
       return Start ? static_cast<ssize_t>(Start->getTokenIndex()) : -1;
     }
@@ -307,6 +308,12 @@ void SyntaxErrorStrategy::reportMismatch(
     Token *Prev = previousToken(P->getTokenStream(), Offending);
     Diags.report(Prev ? endOf(Prev) : rangeOf(Offending).Start,
                  DiagID::err_unterminated_interpolation);
+    return;
+  }
+  if (Rule == P_::RuleStandaloneExpr &&
+      Expected.contains(static_cast<size_t>(Token::EOF))) {
+    // More text after a complete value: `--set tp=8 9`.
+    reportExpectedAfter(P, Offending, "end of the value");
     return;
   }
   if (Expected.contains(static_cast<size_t>(P_::RPAREN))) {

@@ -1,12 +1,13 @@
 //===- Parser.h - Recipe text to syntax tree --------------------*- C++ -*-===//
 //
-// The front end's entry point: reads one SourceMgr buffer, reports every
-// lexical and syntax error to the DiagnosticEngine (project wording, byte
-// columns, at most one error per statement) and returns the syntax tree,
-// allocated in the given ASTContext. It does not open files, follow imports
-// or look at meaning. The ANTLR machinery behind it is private to
-// lib/Parse: nothing here (or reachable from here) includes an ANTLR header,
-// and no ANTLR exception escapes.
+// The front end's entry points: parseFile reads one SourceMgr buffer,
+// parseExpr one expression in a slice of a buffer (an `arecipec --set`
+// value). Both report every lexical and syntax error to the
+// DiagnosticEngine (project wording, byte columns, at most one error per
+// statement) and return the syntax tree, allocated in the given ASTContext.
+// They do not open files, follow imports or look at meaning. The ANTLR
+// machinery behind them is private to lib/Parse: nothing here (or reachable
+// from here) includes an ANTLR header, and no ANTLR exception escapes.
 //
 // Limits, all reported as errors rather than crashes:
 // - a buffer above MaxFileBytes (16 MiB) is refused unparsed;
@@ -25,12 +26,14 @@
 
 namespace llvm {
 class SourceMgr;
+class StringRef;
 } // namespace llvm
 
 namespace arecipe {
 class DiagnosticEngine;
 namespace ast {
 class ASTContext;
+class Expr;
 class File;
 } // namespace ast
 
@@ -47,6 +50,15 @@ struct ParseLimits {
 /// buffer was refused as a whole (too large, invalid UTF-8, nested too
 /// deeply). Diags.hasErrors() tells whether the tree is complete.
 ast::File *parseFile(const llvm::SourceMgr &SM, unsigned BufferID,
+                     DiagnosticEngine &Diags, ast::ASTContext &Ctx,
+                     const ParseLimits &Limits = ParseLimits());
+
+/// Parses Text as one expression with nothing after it (the value of
+/// `arecipec --set name=value`). Text must lie inside a buffer of SM (the
+/// `<command line>` buffer for --set), so diagnostics point into it. The
+/// same limits apply as to a file. Returns null after reporting an error,
+/// including for empty text.
+ast::Expr *parseExpr(const llvm::SourceMgr &SM, llvm::StringRef Text,
                      DiagnosticEngine &Diags, ast::ASTContext &Ctx,
                      const ParseLimits &Limits = ParseLimits());
 
