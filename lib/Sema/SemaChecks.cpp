@@ -164,8 +164,6 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
     llvm::SMRange Where = K.Stmt->getName().Range;
     if (RV->From && RV->From->ValueExpr && RV->From->L != Level::Default)
       Where = RV->From->ValueExpr->getRange();
-    else if (RV->From && RV->From->L == Level::CommandLine)
-      Where = RV->From->Range;
     auto B = report(Where, DiagID::err_constraint_failed);
     B << K.Name << RV->V.str() << CS.C->Conc;
     B.note(Constraint->getLoc(), DiagID::note_constraint_here)

@@ -93,8 +93,12 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
     return std::nullopt;
   }
   std::string S = suggest(Name, namesVisible(Ctx));
-  diag(E->getRange(), DiagID::err_undeclared_name)
-      << Name << (S.empty() ? "" : "; did you mean '" + S + "'?");
+  std::string Hint = S.empty() ? "" : "; did you mean '" + S + "'?";
+  // `image = rocm`, `--set env.X=on`: a string needs its quotes.
+  if (S.empty() && Ctx.Expected &&
+      (Ctx.Expected->K == Type::String || Ctx.Expected->K == Type::Scalar))
+    Hint = "; did you mean the string \"" + Name.str() + "\"?";
+  diag(E->getRange(), DiagID::err_undeclared_name) << Name << Hint;
   return std::nullopt;
 }
 

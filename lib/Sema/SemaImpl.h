@@ -136,6 +136,14 @@ constexpr int64_t MaxConcurrency = 1048576;
 /// docs/language.md); a larger one is an error, not an unbounded loop.
 constexpr int64_t MaxListElements = 1000000;
 
+/// One `--set name=value` option, parsed once and applied to every recipe.
+struct SetOption {
+  std::string Name;
+  llvm::SMRange Range; ///< The whole option, in the `<command line>` buffer.
+  llvm::SMRange NameRange;
+  const ast::Expr *Value = nullptr; ///< Null when the value did not parse.
+};
+
 class SemaImpl {
 public:
   SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
@@ -252,9 +260,12 @@ public:
   void matchBands(RecipeState &R);
   void matchAts(RecipeState &R);
   void linkServerCells(RecipeState &R);
+  /// Parses every `--set` into SetOptions, in the `<command line>` buffer.
+  void parseSetOptions();
+  /// The last `--set` of Name, or null.
+  const SetOption *findSetOption(llvm::StringRef Name) const;
   void applySets(RecipeState &R);
-  std::optional<Value> parseSetValue(llvm::StringRef Text, const Type &T);
-  unsigned SetBuffer = 0; ///< "<command line>": the --set options.
+  std::vector<SetOption> SetOptions;
 
   // Cells (SemaCells.cpp) -------------------------------------------------
   void resolveCell(RecipeState &R, CellState &CS);

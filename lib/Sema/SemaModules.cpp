@@ -304,6 +304,7 @@ bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
       evaluateEntityFields(*E);
   for (const auto &C : Constants)
     constantValue(*C, C->Decl->getName().Range);
+  parseSetOptions();
   if (Main->AST)
     for (ast::Decl *D : Main->AST->getDecls())
       if (auto *E = llvm::dyn_cast<ast::EntityDecl>(D))

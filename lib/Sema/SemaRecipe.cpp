@@ -11,6 +11,8 @@
 
 #include "SemaImpl.h"
 
+#include "arecipe/Parse/Parser.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace arecipe;
@@ -45,22 +47,32 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
             N == "concurrency")
           Header.try_emplace(N.str(), A);
       }
+  // A `--set` of a header field replaces the recipe's assignment here, so
+  // the knob set (engine) and the cells (concurrency) follow it.
+  std::map<std::string, const ast::Expr *> Exprs;
   auto Eval = [&](const char *Name, Type T) -> std::optional<Value> {
-    auto It = Header.find(Name);
-    if (It == Header.end()) {
+    const ast::Expr *E = nullptr;
+    if (const SetOption *S = findSetOption(Name)) {
+      if (!S->Value)
+        return std::nullopt; // Its parse error is reported.
+      E = S->Value;
+    } else if (auto It = Header.find(Name); It != Header.end()) {
+      E = It->second->getValue();
+    } else {
       diag(Out.NameRange, DiagID::err_missing_field) << Out.Name << Name;
       return std::nullopt;
     }
+    Exprs[Name] = E;
     EvalCtx Ctx;
     Ctx.M = R.M;
     std::string What = std::string("the recipe's '") + Name + "'";
     Ctx.What = What;
-    std::optional<Value> V = eval(It->second->getValue(), Ctx);
+    std::optional<Value> V = eval(E, Ctx);
     if (!V)
       return std::nullopt;
     std::optional<Value> C = conformTo(*V, T);
     if (!C) {
-      diag(It->second->getValue()->getRange(), DiagID::err_type_mismatch)
+      diag(E->getRange(), DiagID::err_type_mismatch)
           << Name << T.str() << V->describeType() << V->str();
       return std::nullopt;
     }
@@ -75,7 +87,7 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
   if (auto V = Eval("model", Type::of(Type::Model)))
     Out.Model = V->getEntity();
   if (auto V = Eval("concurrency", Type::listOf(Type::of(Type::Int)))) {
-    const ast::Expr *List = Header["concurrency"]->getValue();
+    const ast::Expr *List = Exprs["concurrency"];
     if (V->getElements().empty())
       diag(List->getRange(), DiagID::err_concurrency_empty);
     for (const Value &E : V->getElements()) {
@@ -533,130 +545,69 @@ void SemaImpl::linkServerCells(RecipeState &R) {
       CS.C->ServerFrom.reset();
 }
 
-std::optional<Value> SemaImpl::parseSetValue(llvm::StringRef Text,
-                                             const Type &T) {
-  Text = Text.trim();
-  if (Text == "none" && (T.Optional || T.K == Type::Any))
-    return Value::none();
-  auto Unquote = [](llvm::StringRef S) {
-    if (S.size() >= 2 && S.startswith("\"") && S.endswith("\""))
-      return S.drop_front().drop_back();
-    return S;
-  };
-  switch (T.K) {
-  case Type::Int: {
-    int64_t I;
-    if (Text.getAsInteger(10, I))
-      return std::nullopt;
-    return Value::integer(I);
+static llvm::SMRange rangeOf(llvm::StringRef Text) {
+  return {llvm::SMLoc::getFromPointer(Text.begin()),
+          llvm::SMLoc::getFromPointer(Text.end())};
+}
+
+void SemaImpl::parseSetOptions() {
+  if (Opts.Sets.empty())
+    return;
+  // One line per option, so a diagnostic's line number is the option's
+  // place among the --set options.
+  std::string Text;
+  std::vector<std::pair<size_t, size_t>> Spans;
+  for (const std::string &S : Opts.Sets) {
+    Spans.emplace_back(Text.size(), S.size());
+    Text += S + "\n";
   }
-  case Type::Float: {
-    NumericResult<Rational> R = Rational::parseDecimal(Text);
-    if (!R)
-      return std::nullopt;
-    return Value::number(*R);
-  }
-  case Type::Bool:
-    if (Text == "true" || Text == "false")
-      return Value::boolean(Text == "true");
-    return std::nullopt;
-  case Type::String:
-    return Value::string(Unquote(Text).str());
-  case Type::Size:
-  case Type::Duration:
-  case Type::Rate: {
-    NumericResult<Quantity> Q = Quantity::parseLiteral(Text);
-    if (!Q)
-      return std::nullopt;
-    return conformTo(Value::quantity(*Q), T);
-  }
-  case Type::Enum:
-    if (T.EnumType && T.EnumType->hasMember(Text))
-      return Value::enumMember(T.EnumType, Text);
-    return std::nullopt;
-  case Type::List: {
-    llvm::StringRef Inner = Text;
-    if (Inner.startswith("[") && Inner.endswith("]"))
-      Inner = Inner.drop_front().drop_back();
-    llvm::SmallVector<llvm::StringRef, 8> Parts;
-    Inner.split(Parts, ',', -1, false);
-    std::vector<Value> Elems;
-    Type Elem = T.Args.empty() ? Type() : T.Args[0];
-    for (llvm::StringRef P : Parts) {
-      std::optional<Value> V = parseSetValue(P, Elem);
-      if (!V)
-        return std::nullopt;
-      Elems.push_back(*V);
+  unsigned ID = SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Text, "<command line>"),
+      llvm::SMLoc());
+  llvm::StringRef Buffer = SM.getMemoryBuffer(ID)->getBuffer();
+  for (auto [Offset, Size] : Spans) {
+    llvm::StringRef Option = Buffer.substr(Offset, Size);
+    size_t Eq = Option.find('=');
+    llvm::StringRef Name =
+        Eq == llvm::StringRef::npos ? "" : Option.take_front(Eq).trim();
+    if (Name.empty()) {
+      diag(rangeOf(Option), DiagID::err_set_syntax) << Option;
+      continue;
     }
-    return Value::list(std::move(Elems));
-  }
-  case Type::Any:
-  case Type::Scalar: {
-    int64_t I;
-    if (!Text.getAsInteger(10, I))
-      return Value::integer(I);
-    if (Text == "true" || Text == "false")
-      return Value::boolean(Text == "true");
-    if (T.K == Type::Any) {
-      if (NumericResult<Rational> R = Rational::parseDecimal(Text))
-        return Value::number(*R);
-      if (NumericResult<Quantity> Q = Quantity::parseLiteral(Text))
-        return Value::quantity(*Q);
-    }
-    return Value::string(Unquote(Text).str());
-  }
-  default:
-    return std::nullopt;
+    SetOption S;
+    S.Name = Name.str();
+    S.Range = rangeOf(Option);
+    S.NameRange = rangeOf(Name);
+    S.Value = parse::parseExpr(SM, Option.drop_front(Eq + 1), Diags, Ctx);
+    SetOptions.push_back(std::move(S));
   }
 }
 
+const SetOption *SemaImpl::findSetOption(llvm::StringRef Name) const {
+  for (const SetOption &S : SetOptions)
+    if (S.Name == Name)
+      return &S;
+  return nullptr;
+}
+
 void SemaImpl::applySets(RecipeState &R) {
-  if (Opts.Sets.empty())
-    return;
-  if (!SetBuffer) {
-    std::string Text;
-    for (const std::string &S : Opts.Sets)
-      Text += S + "\n";
-    SetBuffer = SM.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(Text, "<command line>"),
-        llvm::SMLoc());
-  }
-  const llvm::MemoryBuffer *Buf = SM.getMemoryBuffer(SetBuffer);
-  llvm::StringRef Rest = Buf->getBuffer();
-  while (!Rest.empty()) {
-    auto [Line, Tail] = Rest.split('\n');
-    Rest = Tail;
-    llvm::SMRange LineRange(llvm::SMLoc::getFromPointer(Line.begin()),
-                            llvm::SMLoc::getFromPointer(Line.end()));
-    auto [Name, ValueText] = Line.split('=');
-    if (Name.empty() || Line.find('=') == llvm::StringRef::npos) {
-      diag(LineRange, DiagID::err_set_syntax) << Line;
+  for (const SetOption &S : SetOptions) {
+    if (S.Name == "server") {
+      diag(S.NameRange, DiagID::err_not_allowed_here) << "'server'"
+                                                      << "'--set'";
       continue;
     }
-    llvm::SMRange NameRange(llvm::SMLoc::getFromPointer(Name.begin()),
-                            llvm::SMLoc::getFromPointer(Name.end()));
-    llvm::SMRange ValueRange(llvm::SMLoc::getFromPointer(ValueText.begin()),
-                             llvm::SMLoc::getFromPointer(ValueText.end()));
-    if (Name == "server") {
-      diag(NameRange, DiagID::err_not_allowed_here)
-          << "'server'" << "'--set'";
+    if (!checkAssignable(R, S.Name, S.NameRange, Level::CommandLine) ||
+        !S.Value)
       continue;
-    }
-    if (!checkAssignable(R, Name, NameRange, Level::CommandLine))
-      continue;
-    const CellName &CN = R.Names[Name.str()];
-    std::optional<Value> V = parseSetValue(ValueText, CN.Ty);
-    if (!V) {
-      diag(ValueRange, DiagID::err_set_value)
-          << ValueText << CN.Ty.str() << Name;
-      continue;
-    }
+    // Evaluated in each cell like an assignment in the recipe body: it may
+    // read `conc` and other knobs, late-bound.
     auto A = std::make_unique<Assignment>();
-    A->Name = Name.str();
+    A->Name = S.Name;
     A->L = Level::CommandLine;
-    A->Literal = *V;
-    A->Range = LineRange;
-    A->NameRange = NameRange;
+    A->ValueExpr = S.Value;
+    A->Range = S.Range;
+    A->NameRange = S.NameRange;
     A->M = R.M;
     R.ByName[A->Name].push_back(A.get());
     R.Out->Assignments.push_back(std::move(A));

@@ -22,7 +22,8 @@ struct Compiled {
   bool Ok = false;
 };
 
-std::unique_ptr<Compiled> compile(llvm::StringRef Text) {
+std::unique_ptr<Compiled> compile(llvm::StringRef Text,
+                                  std::vector<std::string> Sets = {}) {
   auto Out = std::make_unique<Compiled>();
   Out->Diags = std::make_unique<DiagnosticEngine>(Out->SM, nullptr);
   unsigned ID = Out->SM.AddNewSourceBuffer(
@@ -30,6 +31,7 @@ std::unique_ptr<Compiled> compile(llvm::StringRef Text) {
   ast::File *F = parse::parseFile(Out->SM, ID, *Out->Diags, Out->Ctx);
   sema::SemaOptions Opts;
   Opts.StdRoot = ARECIPE_SOURCE_STD_ROOT;
+  Opts.Sets = std::move(Sets);
   Out->C = std::make_unique<sema::Compilation>(Out->SM, *Out->Diags, Out->Ctx,
                                                Opts);
   Out->Ok = F && Out->C->run(ID, F);
@@ -75,6 +77,26 @@ TEST(SemaPipelineTest, UnknownKnobIsAnError) {
       std::string(Recipe).find("tp = 8"), 6, "tpp = 8"));
   EXPECT_FALSE(R->Ok);
   EXPECT_GE(R->Diags->errorCount(), 1u);
+}
+
+TEST(SemaPipelineTest, SetValueIsALateBoundExpression) {
+  auto R = compile(Recipe, {"max_num_seqs=2 * conc + tp",
+                            "scenario=fixed(isl = 128, osl = 16)"});
+  ASSERT_TRUE(R->Ok);
+  const sema::RecipeCells &Cells = *R->C->recipes()[0];
+  const sema::ResolvedValue *Seqs = Cells.findCell(16)->find("max_num_seqs");
+  ASSERT_TRUE(Seqs);
+  EXPECT_EQ(Seqs->V.getInt(), 40);
+  EXPECT_EQ(Seqs->L, sema::Level::CommandLine);
+  const sema::ResolvedValue *Scenario = Cells.findCell(16)->find("scenario");
+  ASSERT_TRUE(Scenario);
+  ASSERT_TRUE(Scenario->V.lookup("isl"));
+  EXPECT_EQ(Scenario->V.lookup("isl")->getInt(), 128);
+}
+
+TEST(SemaPipelineTest, SetValueThatDoesNotParseIsAnError) {
+  auto R = compile(Recipe, {"tp=(8"});
+  EXPECT_FALSE(R->Ok);
 }
 
 } // namespace
