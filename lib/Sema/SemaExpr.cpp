@@ -602,30 +602,27 @@ std::optional<Value> SemaImpl::evalConvert(const ast::ConvertExpr *E,
   return Value::integer(*R);
 }
 
+std::optional<Value> SemaImpl::evalExactLiteral(const ast::Expr *E) {
+  if (auto *F = llvm::dyn_cast<ast::FloatLiteral>(E)) {
+    if (NumericResult<Rational> R = Rational::parseDecimal(F->getText()))
+      return Value::number(*R);
+  } else if (NumericResult<Quantity> Q = Quantity::parseLiteral(
+                 llvm::cast<ast::QuantityLiteral>(E)->getText())) {
+    return Value::quantity(*Q);
+  }
+  // The parser checked the literal's form: only its size can fail here.
+  diag(E->getRange(), DiagID::err_arith_overflow)
+      << sourceText(E->getRange()) << "";
+  return std::nullopt;
+}
+
 std::optional<Value> SemaImpl::eval(const ast::Expr *E, const EvalCtx &Ctx) {
   switch (E->getKind()) {
   case ast::NodeKind::IntegerLiteral:
     return Value::integer(llvm::cast<ast::IntegerLiteral>(E)->getValue());
-  case ast::NodeKind::FloatLiteral: {
-    NumericResult<Rational> R = Rational::parseDecimal(
-        llvm::cast<ast::FloatLiteral>(E)->getText());
-    if (!R) {
-      diag(E->getRange(), DiagID::err_arith_overflow)
-          << sourceText(E->getRange()) << "";
-      return std::nullopt;
-    }
-    return Value::number(*R);
-  }
-  case ast::NodeKind::QuantityLiteral: {
-    NumericResult<Quantity> Q = Quantity::parseLiteral(
-        llvm::cast<ast::QuantityLiteral>(E)->getText());
-    if (!Q) {
-      diag(E->getRange(), DiagID::err_arith_overflow)
-          << sourceText(E->getRange()) << "";
-      return std::nullopt;
-    }
-    return Value::quantity(*Q);
-  }
+  case ast::NodeKind::FloatLiteral:
+  case ast::NodeKind::QuantityLiteral:
+    return evalExactLiteral(E);
   case ast::NodeKind::BoolLiteral:
     return Value::boolean(llvm::cast<ast::BoolLiteral>(E)->getValue());
   case ast::NodeKind::NoneLiteral:

@@ -210,6 +210,9 @@ public:
 
   // Expressions (SemaExpr.cpp) --------------------------------------------
   std::optional<Value> eval(const ast::Expr *E, const EvalCtx &Ctx);
+  /// A float or quantity literal as an exact value; an error when it does
+  /// not fit the exact representation.
+  std::optional<Value> evalExactLiteral(const ast::Expr *E);
   std::optional<Value> evalName(const ast::NameExpr *E, const EvalCtx &Ctx);
   std::optional<Value> evalBinary(const ast::BinaryExpr *E, const EvalCtx &Ctx);
   std::optional<Value> evalMember(const ast::MemberExpr *E, const EvalCtx &Ctx);
