@@ -1,10 +1,10 @@
 //===- CellsJSON.cpp - `arecipec --emit cells` ----------------------------===//
 //
-// Resolved cells as deterministic JSON: recipes in source order, cells in
-// ascending concurrency, knobs sorted by name with one knob per line (so a
-// test can check one knob of one cell with a single FileCheck line), each
-// with its value, level and origin (file:line:col as the SourceMgr names
-// the file).
+// Resolved cells as deterministic JSON: recipes in source order with their
+// `concurrency` list once, cells in ascending concurrency, knobs sorted by
+// name with one knob per line (so a test can check one knob of one cell
+// with a single FileCheck line), each with its value, level and origin
+// (file:line:col as the SourceMgr names the file).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +49,20 @@ static const char *renderKind(Rendering::Kind K) {
   return "?";
 }
 
+/// `{"value", "length" (lists), "level", "server_from"?, "origin"}` on one
+/// line.
+static void emitValue(const llvm::SourceMgr &SM, const ResolvedValue &RV,
+                      llvm::raw_ostream &OS) {
+  OS << "{\"value\": " << toJSON(RV.V);
+  if (RV.V.kind() == ValueKind::List)
+    OS << ", \"length\": " << RV.V.getElements().size();
+  OS << ", \"level\": " << quote(getSpelling(RV.L));
+  if (RV.ServerFrom)
+    OS << ", \"server_from\": " << *RV.ServerFrom;
+  OS << ", \"origin\": "
+     << origin(SM, RV.From ? RV.From->Range : llvm::SMRange()) << "}";
+}
+
 static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
                      llvm::raw_ostream &OS) {
   OS << "        {\n";
@@ -62,14 +76,9 @@ static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
   OS << "          \"knobs\": {\n";
   size_t N = 0;
   for (const auto &[Name, RV] : C.Values) {
-    OS << "            " << quote(Name) << ": {\"value\": " << toJSON(RV.V);
-    if (RV.V.kind() == ValueKind::List)
-      OS << ", \"length\": " << RV.V.getElements().size();
-    OS << ", \"level\": " << quote(getSpelling(RV.L));
-    if (RV.ServerFrom)
-      OS << ", \"server_from\": " << *RV.ServerFrom;
-    OS << ", \"origin\": " << origin(SM, RV.From ? RV.From->Range : llvm::SMRange());
-    OS << "}" << (++N < C.Values.size() ? "," : "") << "\n";
+    OS << "            " << quote(Name) << ": ";
+    emitValue(SM, RV, OS);
+    OS << (++N < C.Values.size() ? "," : "") << "\n";
   }
   OS << "          },\n";
   OS << "          \"renderings\": [\n";
@@ -115,6 +124,13 @@ void arecipe::sema::emitCellsJSON(const Compilation &Comp,
        << (R.Hardware ? quote(R.Hardware->Name) : "null") << ",\n";
     OS << "      \"model\": " << (R.Model ? quote(R.Model->Name) : "null")
        << ",\n";
+    // Once per recipe: the list is no knob of one cell (F12).
+    OS << "      \"concurrency\": ";
+    if (R.ConcurrencyValue.From)
+      emitValue(SM, R.ConcurrencyValue, OS);
+    else
+      OS << "null";
+    OS << ",\n";
     OS << "      \"cells\": [\n";
     for (size_t J = 0; J < R.Cells.size(); ++J) {
       emitCell(SM, R.Cells[J], OS);

@@ -15,6 +15,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <set>
 
 using namespace arecipe;
@@ -63,7 +64,7 @@ public:
         OS << Pad << "conc = " << Source->Conc << "\n";
         continue;
       }
-      const ResolvedValue *D = Source->find(Dep);
+      const ResolvedValue *D = R.find(*Source, Dep);
       if (!D)
         continue;
       OS << Pad << Dep << " = " << D->V.str() << "    <- " << origin(*D)
@@ -94,7 +95,7 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
       Diags.report(R.NameRange, DiagID::err_explain_no_cell) << Conc << R.Name;
       continue;
     }
-    const ResolvedValue *RV = C->find(Knob);
+    const ResolvedValue *RV = R.find(*C, Knob);
     if (!RV) {
       std::string Best;
       unsigned BestDist = ~0u;
@@ -133,11 +134,11 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
         continue;
       bool Applies = true;
       if (A->L == Level::Band)
-        Applies = std::find(A->Band->Concs.begin(), A->Band->Concs.end(),
-                            Source) != A->Band->Concs.end();
+        Applies = std::binary_search(A->Band->Concs.begin(),
+                                     A->Band->Concs.end(), Source);
       if (A->L == Level::AtConc)
-        Applies = std::find(A->At->Concs.begin(), A->At->Concs.end(),
-                            Source) != A->At->Concs.end();
+        Applies = std::binary_search(A->At->Concs.begin(), A->At->Concs.end(),
+                                     Source);
       if (!Applies)
         continue;
       ++Shadowed;

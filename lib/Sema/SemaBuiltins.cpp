@@ -253,6 +253,8 @@ std::optional<Value> SemaImpl::dramBudget(const Value &U,
         << "dram_budget" << Ctx.What;
     return std::nullopt;
   }
+  // The budget follows the cell's GPUs and is recorded in the cell.
+  ++Ctx.Cell->CellReads;
   std::optional<Value> HW =
       resolveName(*Ctx.Cell, "hardware", E->getRange(), Ctx.Deps);
   if (!HW)

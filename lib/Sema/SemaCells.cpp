@@ -15,13 +15,12 @@ using namespace arecipe;
 using namespace arecipe::sema;
 
 bool SemaImpl::applies(const Assignment &A, int64_t Conc) const {
+  // Both lists are ascending; a band may hold almost every cell.
   switch (A.L) {
   case Level::Band:
-    return std::find(A.Band->Concs.begin(), A.Band->Concs.end(), Conc) !=
-           A.Band->Concs.end();
+    return std::binary_search(A.Band->Concs.begin(), A.Band->Concs.end(), Conc);
   case Level::AtConc:
-    return std::find(A.At->Concs.begin(), A.At->Concs.end(), Conc) !=
-           A.At->Concs.end();
+    return std::binary_search(A.At->Concs.begin(), A.At->Concs.end(), Conc);
   default:
     return true;
   }
@@ -39,6 +38,13 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   Cell &C = *CS.C;
   RecipeState &R = *CS.R;
   std::string Key = Name.str();
+  // The recipe's list, evaluated once before the cells (bindConcurrency):
+  // shared, never copied into each cell (F12).
+  if (Key == "concurrency") {
+    if (!R.Out->ConcurrencyValue.From)
+      return std::nullopt;
+    return R.Out->ConcurrencyValue.V;
+  }
   if (const ResolvedValue *RV = C.find(Key))
     return RV->V;
   if (CS.Failed.count(Key))
@@ -91,9 +97,13 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   }
 
   Assignment *Best = nullptr;
-  for (Assignment *A : As)
+  bool Uniform = true; // Every assignment applies to every cell.
+  for (Assignment *A : As) {
+    if (A->L == Level::Band || A->L == Level::AtConc)
+      Uniform = false;
     if (applies(*A, C.Conc) && (!Best || A->L > Best->L))
       Best = A;
+  }
   if (!Best) {
     ResolvedValue RV;
     if (Key == "client.model" && R.Out->Model) {
@@ -109,6 +119,8 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       C.HasErrors = true;
       return std::nullopt;
     }
+    if (Uniform)
+      R.SameInEveryCell.insert(Key);
     C.Values[Key] = RV;
     return RV.V;
   }
@@ -120,6 +132,13 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   ResolvedValue RV;
   RV.L = Best->L;
   RV.From = Best;
+  if (auto It = R.Shared.find(Best); It != R.Shared.end()) {
+    RV.V = It->second.V;
+    RV.Deps = It->second.Deps;
+    C.Values[Key] = RV;
+    return RV.V;
+  }
+  unsigned CellReads = CS.CellReads;
   std::optional<Value> V;
   if (Best->Literal) {
     V = Best->Literal;
@@ -154,6 +173,16 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   }
   RV.V = *Conformed;
   C.Values[Key] = RV;
+  bool SameEverywhere =
+      Uniform && CS.CellReads == CellReads &&
+      std::all_of(RV.Deps.begin(), RV.Deps.end(), [&](const std::string &D) {
+        return R.SameInEveryCell.count(D) != 0;
+      });
+  if (SameEverywhere) {
+    R.SameInEveryCell.insert(Key);
+    if (!Best->Literal)
+      R.Shared[Best] = {RV.V, RV.Deps};
+  }
   return RV.V;
 }
 

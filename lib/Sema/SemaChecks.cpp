@@ -95,10 +95,9 @@ void SemaImpl::explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
 
 static bool inScope(const BandInfo *Band, const AtConcInfo *At, int64_t C) {
   if (Band)
-    return std::find(Band->Concs.begin(), Band->Concs.end(), C) !=
-           Band->Concs.end();
+    return std::binary_search(Band->Concs.begin(), Band->Concs.end(), C);
   if (At)
-    return std::find(At->Concs.begin(), At->Concs.end(), C) != At->Concs.end();
+    return std::binary_search(At->Concs.begin(), At->Concs.end(), C);
   return true;
 }
 

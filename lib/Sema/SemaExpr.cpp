@@ -629,6 +629,7 @@ std::optional<Value> SemaImpl::eval(const ast::Expr *E, const EvalCtx &Ctx) {
     return Value::none();
   case ast::NodeKind::ConcExpr:
     if (Ctx.Cell) {
+      ++Ctx.Cell->CellReads;
       if (Ctx.Deps && std::find(Ctx.Deps->begin(), Ctx.Deps->end(), "conc") ==
                           Ctx.Deps->end())
         Ctx.Deps->push_back("conc");

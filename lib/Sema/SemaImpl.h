@@ -96,7 +96,16 @@ struct CellState {
   std::vector<std::string> Stack; ///< Names being evaluated (cycles).
   std::vector<const Assignment *> StackFrom;
   std::set<std::string> Failed;
+  /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
+  /// during which this grows depends on the cell.
+  unsigned CellReads = 0;
   bool Resolved = false;
+};
+
+/// A formula's value that is the same in every cell, with the names it read.
+struct SharedValue {
+  Value V;
+  std::vector<std::string> Deps;
 };
 
 struct RecipeState {
@@ -111,6 +120,13 @@ struct RecipeState {
   std::map<int64_t, CellState> Cells;
   std::map<int64_t, const Assignment *> ServerAssign; ///< By client cell.
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
+  /// Formulas evaluated once and shared by every cell: a recipe-level
+  /// list is not rebuilt in each cell (F12).
+  std::map<const Assignment *, SharedValue> Shared;
+  /// Names whose value is the same in every cell: their assignments all
+  /// apply to every cell and the winning formula read no `conc`, no cell
+  /// layout and only names of this set.
+  std::set<std::string> SameInEveryCell;
   bool HasBands = false;
   bool BandsFailed = false; ///< A condition failed: skip coverage checks.
   std::set<const Assignment *> PinnedByServer; ///< Already diagnosed.
@@ -135,6 +151,9 @@ constexpr int64_t MaxConcurrency = 1048576;
 /// The most elements a list or range may materialise (F12,
 /// docs/language.md); a larger one is an error, not an unbounded loop.
 constexpr int64_t MaxListElements = 1000000;
+/// The most cells one recipe may expand to (F12): every cell is a server
+/// launch, and a longer list is a mistake, not a sweep.
+constexpr int64_t MaxCellsPerRecipe = 10000;
 
 /// One `--set name=value` option, parsed once and applied to every recipe.
 struct SetOption {
@@ -268,6 +287,9 @@ public:
   /// The last `--set` of Name, or null.
   const SetOption *findSetOption(llvm::StringRef Name) const;
   void applySets(RecipeState &R);
+  /// Gives the recipe's `concurrency` list, evaluated once by the header,
+  /// its provenance; cells share it rather than each holding a copy.
+  void bindConcurrency(RecipeState &R);
   std::vector<SetOption> SetOptions;
 
   // Cells (SemaCells.cpp) -------------------------------------------------

@@ -88,6 +88,7 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
     Out.Model = V->getEntity();
   if (auto V = Eval("concurrency", Type::listOf(Type::of(Type::Int)))) {
     const ast::Expr *List = Exprs["concurrency"];
+    Out.ConcurrencyValue.V = *V;
     if (V->getElements().empty())
       diag(List->getRange(), DiagID::err_concurrency_empty);
     for (const Value &E : V->getElements()) {
@@ -104,6 +105,12 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
         continue;
       }
       Out.Concurrency.push_back(C);
+    }
+    // Past the cap no cell is expanded: the list is refused as a whole.
+    if (Out.Concurrency.size() > size_t(MaxCellsPerRecipe)) {
+      diag(List->getRange(), DiagID::err_too_many_cells)
+          << Out.Name << Out.Concurrency.size() << MaxCellsPerRecipe;
+      Out.Concurrency.clear();
     }
   }
 }
@@ -382,20 +389,25 @@ void SemaImpl::matchBands(RecipeState &R) {
   }
   if (!R.HasBands || R.BandsFailed)
     return;
-  auto ConcRange = [&](int64_t C) -> llvm::SMRange {
-    if (!R.ConcurrencyAssign)
-      return Out.NameRange;
+  // Where each concurrency is written, for errors: its literal in the
+  // list, else the whole list.
+  std::map<int64_t, llvm::SMRange> Literals;
+  if (R.ConcurrencyAssign)
     if (auto *L = llvm::dyn_cast<ast::ListExpr>(R.ConcurrencyAssign->ValueExpr))
       for (const ast::Expr *E : L->getElements())
         if (auto *I = llvm::dyn_cast<ast::IntegerLiteral>(E))
-          if (I->getValue() == C)
-            return I->getRange();
-    return R.ConcurrencyAssign->ValueExpr->getRange();
+          Literals.try_emplace(I->getValue(), I->getRange());
+  auto ConcRange = [&](int64_t C) -> llvm::SMRange {
+    if (!R.ConcurrencyAssign)
+      return Out.NameRange;
+    auto It = Literals.find(C);
+    return It != Literals.end() ? It->second
+                                : R.ConcurrencyAssign->ValueExpr->getRange();
   };
   for (int64_t C : Out.Concurrency) {
     std::vector<const BandInfo *> In;
     for (auto &B : Out.Bands)
-      if (std::find(B->Concs.begin(), B->Concs.end(), C) != B->Concs.end())
+      if (std::binary_search(B->Concs.begin(), B->Concs.end(), C))
         In.push_back(B.get());
     if (In.empty()) {
       diag(ConcRange(C), DiagID::err_conc_in_no_band) << C;
@@ -418,8 +430,8 @@ void SemaImpl::matchBands(RecipeState &R) {
 void SemaImpl::matchAts(RecipeState &R) {
   RecipeCells &Out = *R.Out;
   auto InList = [&](int64_t C) {
-    return std::find(Out.Concurrency.begin(), Out.Concurrency.end(), C) !=
-           Out.Concurrency.end();
+    return std::binary_search(Out.Concurrency.begin(), Out.Concurrency.end(),
+                              C);
   };
   auto NoteList = [&](DiagnosticBuilder &B) {
     if (R.ConcurrencyAssign)
@@ -460,11 +472,11 @@ void SemaImpl::matchAts(RecipeState &R) {
             << "at conc" << "int or range" << V->describeType() << V->str();
         continue;
       }
-      for (int64_t C : Items)
-        if (std::find(At->Concs.begin(), At->Concs.end(), C) == At->Concs.end())
-          At->Concs.push_back(C);
+      At->Concs.insert(At->Concs.end(), Items.begin(), Items.end());
     }
     std::sort(At->Concs.begin(), At->Concs.end());
+    At->Concs.erase(std::unique(At->Concs.begin(), At->Concs.end()),
+                    At->Concs.end());
   }
 }
 
@@ -473,8 +485,8 @@ void SemaImpl::linkServerCells(RecipeState &R) {
   for (auto &At : Out.Ats) {
     if (!At->Server)
       continue;
-    bool Known = std::find(Out.Concurrency.begin(), Out.Concurrency.end(),
-                           At->ServerConc) != Out.Concurrency.end();
+    bool Known = std::binary_search(Out.Concurrency.begin(),
+                                    Out.Concurrency.end(), At->ServerConc);
     if (!Known) {
       auto B = diag(At->Server->ValueExpr->getRange(),
                     DiagID::err_server_cell_not_conc);
@@ -614,6 +626,25 @@ void SemaImpl::applySets(RecipeState &R) {
   }
 }
 
+void SemaImpl::bindConcurrency(RecipeState &R) {
+  // The header evaluated the first assignment of the highest level.
+  Assignment *From = nullptr;
+  for (Assignment *A : R.ByName["concurrency"])
+    if (!From || A->L > From->L)
+      From = A;
+  R.ConcurrencyAssign = From;
+  RecipeCells &Out = *R.Out;
+  if (!From || Out.Concurrency.empty())
+    return;
+  Out.ConcurrencyValue.L = From->L;
+  Out.ConcurrencyValue.From = From;
+  R.SameInEveryCell.insert("concurrency");
+  From->EffectiveIn = Out.Concurrency;
+  for (Assignment *A : R.ByName["concurrency"])
+    if (A->L < From->L)
+      A->ShadowedBy = From;
+}
+
 void SemaImpl::analyzeRecipe(EntityInfo &Recipe) {
   auto Owned = std::make_unique<RecipeCells>();
   RecipeState R;
@@ -659,10 +690,8 @@ void SemaImpl::analyzeRecipe(EntityInfo &Recipe) {
 
   collectStatements(R, Recipe.Decl->getBody().Stmts, Level::Recipe, nullptr,
                     nullptr, "");
-  for (const Assignment *A : R.ByName["concurrency"])
-    if (A->L == Level::Recipe && !R.ConcurrencyAssign)
-      R.ConcurrencyAssign = A;
   applySets(R);
+  bindConcurrency(R);
 
   Out.Cells.resize(Out.Concurrency.size());
   for (size_t N = 0; N < Out.Concurrency.size(); ++N) {
@@ -671,9 +700,13 @@ void SemaImpl::analyzeRecipe(EntityInfo &Recipe) {
     CS.C = &Out.Cells[N];
     CS.R = &R;
   }
-  matchBands(R);
-  matchAts(R);
-  linkServerCells(R);
+  // An empty list has been reported (empty, out of range, too long, not
+  // evaluable); bands and `at conc` lists have nothing to match.
+  if (!Out.Concurrency.empty()) {
+    matchBands(R);
+    matchAts(R);
+    linkServerCells(R);
+  }
   for (auto &B : Out.Bands)
     for (int64_t C : B->Concs)
       if (!R.Cells[C].C->Band)

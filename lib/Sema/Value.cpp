@@ -657,10 +657,17 @@ const ResolvedValue *Cell::find(llvm::StringRef Name) const {
 }
 
 const Cell *RecipeCells::findCell(int64_t Conc) const {
-  for (const Cell &C : Cells)
-    if (C.Conc == Conc)
-      return &C;
-  return nullptr;
+  auto It =
+      std::lower_bound(Cells.begin(), Cells.end(), Conc,
+                       [](const Cell &C, int64_t X) { return C.Conc < X; });
+  return It != Cells.end() && It->Conc == Conc ? &*It : nullptr;
+}
+
+const ResolvedValue *RecipeCells::find(const Cell &C,
+                                       llvm::StringRef Name) const {
+  if (Name == "concurrency")
+    return ConcurrencyValue.From ? &ConcurrencyValue : nullptr;
+  return C.find(Name);
 }
 
 std::vector<const Assignment *>

@@ -99,4 +99,32 @@ TEST(SemaPipelineTest, SetValueThatDoesNotParseIsAnError) {
   EXPECT_FALSE(R->Ok);
 }
 
+TEST(SemaPipelineTest, ConcurrencyIsOneValuePerRecipe) {
+  auto R = compile(Recipe);
+  ASSERT_TRUE(R->Ok);
+  const sema::RecipeCells &Cells = *R->C->recipes()[0];
+  const sema::Cell &C16 = *Cells.findCell(16);
+  EXPECT_EQ(C16.find("concurrency"), nullptr);
+  const sema::ResolvedValue *List = Cells.find(C16, "concurrency");
+  ASSERT_TRUE(List);
+  EXPECT_EQ(List->V.str(), "[14, 16]");
+  EXPECT_EQ(List->L, sema::Level::Recipe);
+}
+
+TEST(SemaPipelineTest, ValueSameInEveryCellIsShared) {
+  std::string Text = Recipe;
+  Text.replace(Text.find("  let window"), 0,
+               "  cudagraph_capture_sizes = [1 .. 512]\n");
+  auto R = compile(Text);
+  ASSERT_TRUE(R->Ok);
+  const sema::RecipeCells &Cells = *R->C->recipes()[0];
+  const sema::ResolvedValue *A =
+      Cells.findCell(14)->find("cudagraph_capture_sizes");
+  const sema::ResolvedValue *B =
+      Cells.findCell(16)->find("cudagraph_capture_sizes");
+  ASSERT_TRUE(A && B);
+  EXPECT_EQ(&A->V.getElements(), &B->V.getElements());
+  EXPECT_EQ(A->V.getElements().size(), 512u);
+}
+
 } // namespace

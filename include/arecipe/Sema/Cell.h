@@ -208,12 +208,19 @@ struct RecipeCells {
   const EntityInfo *Hardware = nullptr;
   const EntityInfo *Model = nullptr;
   std::vector<int64_t> Concurrency;
+  /// `concurrency` as a value, with the assignment that set it: one list
+  /// that every cell's formulas share, not a value of each cell (a copy per
+  /// cell made N cells cost N^2 time and memory, F12).
+  ResolvedValue ConcurrencyValue;
   std::vector<std::unique_ptr<BandInfo>> Bands;
   std::vector<std::unique_ptr<AtConcInfo>> Ats;
   std::vector<std::unique_ptr<Assignment>> Assignments; ///< Source order.
   std::vector<Cell> Cells; ///< Ascending concurrency.
 
   const Cell *findCell(int64_t Conc) const;
+  /// Name's value in cell C: the cell's own, or the recipe-level
+  /// `concurrency` every cell shares; null if neither.
+  const ResolvedValue *find(const Cell &C, llvm::StringRef Name) const;
   /// Every assignment to Name, lowest level first then source order.
   std::vector<const Assignment *> assignmentsTo(llvm::StringRef Name) const;
 };
