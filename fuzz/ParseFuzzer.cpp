@@ -1,7 +1,8 @@
 //===- ParseFuzzer.cpp - libFuzzer target over the front end -------------===//
 //
 // Feeds arbitrary bytes through the whole front end -- UTF-8 check, lexer,
-// parser with error recovery, AST builder -- and the `--emit ast` dumper.
+// parser with error recovery, AST builder -- and the `--emit ast` dumper,
+// then the same bytes as one `--set` value (parse::parseExpr).
 // Any crash, sanitizer report, leak or hang is a bug; diagnostics are the
 // expected outcome for bad input and are discarded.
 //
@@ -45,6 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     llvm::raw_null_ostream Null;
     arecipe::ast::dumpJSON(*F, SM, Null);
   }
+  arecipe::ast::ASTContext ExprCtx;
+  (void)arecipe::parse::parseExpr(SM, SM.getMemoryBuffer(1)->getBuffer(), Diags, ExprCtx);
   Diags.finish();
   return 0;
 }
