@@ -341,6 +341,10 @@ void SemaImpl::reportDeadAssignments(RecipeState &R) {
     if ((A->Band && A->Band->Concs.empty()) || (A->At && A->At->Concs.empty()))
       continue;
     if (A->ShadowedBy) {
+      // A `--set` override is deliberate: what it shadows is not a mistake
+      // in the recipe.
+      if (A->ShadowedBy->L == Level::CommandLine)
+        continue;
       auto B = diag(A->NameRange, DiagID::warn_dead_assignment);
       B << A->Name;
       if (A->ShadowedBy->Range.isValid())
