@@ -62,8 +62,7 @@ static RecipeDiff diffRecipes(const sema::RecipeCells &Old,
       } else {
         // Declarations of two analyses are distinct objects: compare the
         // values' exact JSON text, which names a declaration by its name.
-        if (I->first != "concurrency" &&
-            sema::toJSON(I->second.V) != sema::toJSON(J->second.V))
+        if (sema::toJSON(I->second.V) != sema::toJSON(J->second.V))
           Out.push_back({I->first, displayValue(I->second.V),
                          displayValue(J->second.V)});
         ++I, ++J;

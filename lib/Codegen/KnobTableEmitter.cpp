@@ -31,8 +31,6 @@ static void emitTable(const sema::RecipeCells &R, llvm::raw_ostream &OS) {
   std::vector<std::string> Columns;
   const sema::Cell &First = R.Cells.front();
   for (const auto &[Name, RV] : First.Values) {
-    if (Name == "concurrency")
-      continue;
     for (const sema::Cell &C : R.Cells) {
       const sema::ResolvedValue *Other = C.find(Name);
       if (!Other || Other->V != RV.V) {

@@ -108,10 +108,6 @@ std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
 std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
   std::vector<PlanKnob> Out;
   for (const auto &[Name, RV] : Cell->Values) {
-    // The recipe's whole list is not a knob of one cell (the cell has
-    // `conc`), and repeating it in every cell would make plans quadratic.
-    if (Name == "concurrency")
-      continue;
     PlanKnob K;
     K.Name = Name;
     K.Value = OrderedJSON::parse(sema::toJSON(RV.V));
