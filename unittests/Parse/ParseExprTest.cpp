@@ -81,40 +81,32 @@ TEST(ParseExprTest, ListOnSecondLine) {
   EXPECT_EQ(List->getElements().size(), 3u);
 }
 
-TEST(ParseExprTest, TextAfterTheValueIsAnError) {
-  CommandLine CL("tp=8 9\n");
-  EXPECT_FALSE(CL.parseValue(1));
-  ASSERT_EQ(CL.Diags.Lines.size(), 1u);
-  EXPECT_EQ(CL.Diags.Lines[0], "1:5: expected end of the value after '8'");
-}
+// Each bad value gives exactly these diagnostics, "line:col: message", with
+// the line and column inside the <command line> buffer.
+struct BadValue {
+  const char *Name;
+  const char *Text;
+  unsigned Line;
+  std::vector<std::string> Expected;
+};
 
-TEST(ParseExprTest, UnclosedParenPointsIntoTheValue) {
-  CommandLine CL("tp=8\nscenario=agentic(duration = 1h\n");
-  EXPECT_FALSE(CL.parseValue(2));
-  ASSERT_EQ(CL.Diags.Lines.size(), 2u);
-  EXPECT_EQ(CL.Diags.Lines[0], "2:31: expected ')'");
-  EXPECT_EQ(CL.Diags.Lines[1], "2:17: to match this '('");
-}
-
-TEST(ParseExprTest, EmptyValueIsAnError) {
-  CommandLine CL("tp=\n");
-  EXPECT_FALSE(CL.parseValue(1));
-  ASSERT_EQ(CL.Diags.Lines.size(), 1u);
-  EXPECT_EQ(CL.Diags.Lines[0], "1:4: expected expression");
-}
-
-TEST(ParseExprTest, LexicalErrorIsReported) {
-  CommandLine CL("lmcache=64gb\n");
-  EXPECT_FALSE(CL.parseValue(1));
-  ASSERT_EQ(CL.Diags.Lines.size(), 1u);
-  EXPECT_EQ(CL.Diags.Lines[0], "1:11: unknown unit 'gb' in quantity literal");
-}
-
-TEST(ParseExprTest, InvalidUTF8IsRefused) {
-  CommandLine CL("image=\"\xff\"\n");
-  EXPECT_FALSE(CL.parseValue(1));
-  ASSERT_EQ(CL.Diags.Lines.size(), 1u);
-  EXPECT_EQ(CL.Diags.Lines[0], "1:8: invalid UTF-8 byte sequence");
+TEST(ParseExprTest, BadValuesAreReportedInsideTheValue) {
+  const BadValue Cases[] = {
+      {"text after the value", "tp=8 9\n", 1, {"1:5: expected end of the value after '8'"}},
+      {"unclosed parenthesis",
+       "tp=8\nscenario=agentic(duration = 1h\n",
+       2,
+       {"2:31: expected ')'", "2:17: to match this '('"}},
+      {"empty value", "tp=\n", 1, {"1:4: expected expression"}},
+      {"lexical error", "lmcache=64gb\n", 1, {"1:11: unknown unit 'gb' in quantity literal"}},
+      {"invalid UTF-8", "image=\"\xff\"\n", 1, {"1:8: invalid UTF-8 byte sequence"}},
+  };
+  for (const BadValue &C : Cases) {
+    SCOPED_TRACE(C.Name);
+    CommandLine CL(C.Text);
+    EXPECT_FALSE(CL.parseValue(C.Line));
+    EXPECT_EQ(CL.Diags.Lines, C.Expected);
+  }
 }
 
 } // namespace
