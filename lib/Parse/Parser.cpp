@@ -48,8 +48,7 @@ static uintptr_t stackBudget() {
 }
 
 static uintptr_t currentStackPosition() {
-  volatile char Probe = 0;
-  return reinterpret_cast<uintptr_t>(&Probe);
+  return reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
 }
 
 /// The generated parser, told when statements begin (for error recovery)

@@ -138,7 +138,7 @@ static std::string describeExpected(const antlr4::misc::IntervalSet &Set,
   std::vector<std::string> Names;
   bool Name = false, String = false;
   for (ssize_t T : Types) {
-    if (T == Token::EOF) {
+    if (T == static_cast<ssize_t>(Token::EOF)) {
       Names.push_back("end of file");
       continue;
     }

@@ -17,7 +17,7 @@ struct Param {
   const char *Name;
   Type Ty;
   bool Required = false;
-  std::optional<Value> Default;
+  std::optional<Value> Default = std::nullopt;
   bool Variadic = false; ///< Collects every positional argument as a list.
 };
 struct Signature {

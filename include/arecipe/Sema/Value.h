@@ -114,6 +114,9 @@ private:
   int64_t Lo = 0, Hi = 0, Step = 1;
 };
 
+/// Numeric values compare by number (8 == 8.0), others by kind and content.
+bool operator==(const Value &L, const Value &R);
+
 /// The elements of a range, ascending or descending by its step.
 std::vector<int64_t> expandRange(int64_t Lo, int64_t Hi, int64_t Step);
 /// How many elements the range has, without materialising it (saturates at
