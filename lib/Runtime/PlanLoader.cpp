@@ -432,6 +432,21 @@ PreflightAction readAction(const Fields &F) {
   return A;
 }
 
+/// A list of {source, target, read_only} bind mounts (`container.mounts`,
+/// `slurm.container_mounts`).
+std::vector<ContainerMount> readMounts(const Fields &F, std::string_view Key) {
+  std::vector<ContainerMount> Out;
+  for (auto &El : F.list(Key, false)) {
+    Fields Mt = F.element(El);
+    ContainerMount Mount;
+    Mount.Source = Mt.nonEmptyStr("source");
+    Mount.Target = Mt.nonEmptyStr("target");
+    Mount.ReadOnly = Mt.boolean("read_only", false, true);
+    Out.push_back(Mount);
+  }
+  return Out;
+}
+
 Endpoints readEndpoints(const Fields &F) {
   Endpoints E;
   auto Path = [&](std::string_view Key, std::string &Out) {
@@ -674,14 +689,7 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
     Fields C = F.object("container", false);
     ContainerSpec S;
     S.Runtime = C.oneOf("runtime", true, {"docker", "podman"});
-    for (auto &El : C.list("mounts", false)) {
-      Fields Mt = C.element(El);
-      ContainerMount Mount;
-      Mount.Source = Mt.nonEmptyStr("source");
-      Mount.Target = Mt.nonEmptyStr("target");
-      Mount.ReadOnly = Mt.boolean("read_only", false, true);
-      S.Mounts.push_back(Mount);
-    }
+    S.Mounts = readMounts(C, "mounts");
     S.Entrypoint = C.optStr("entrypoint");
     P.Container = S;
     if (P.Image.empty())
@@ -704,14 +712,7 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
       S.GpusPerNode = int(Sl.integer("gpus_per_node", false, 0, 0, 4096));
     if (Sl.has("container_runtime"))
       S.ContainerRuntime = Sl.oneOf("container_runtime", false, {"docker", "podman"});
-    for (auto &El : Sl.list("container_mounts", false)) {
-      Fields Mt = Sl.element(El);
-      ContainerMount Mount;
-      Mount.Source = Mt.nonEmptyStr("source");
-      Mount.Target = Mt.nonEmptyStr("target");
-      Mount.ReadOnly = Mt.boolean("read_only", false, true);
-      S.ContainerMounts.push_back(Mount);
-    }
+    S.ContainerMounts = readMounts(Sl, "container_mounts");
     P.Slurm = S;
   }
   auto Cells = F.list("cells", true);
