@@ -425,46 +425,13 @@ PrependScheme metaspaceScheme(const json &J, const std::string &Path) {
 /// U+FFFD.
 std::string lossyUtf8(const std::string &Bytes) {
   std::string Out;
-  const auto *U = reinterpret_cast<const unsigned char *>(Bytes.data());
-  size_t N = Bytes.size();
-  for (size_t I = 0; I < N;) {
-    unsigned char B = U[I];
-    if (B < 0x80) {
-      Out.push_back(char(B));
-      ++I;
-      continue;
-    }
-    size_t Len = 0;
-    unsigned char Lo = 0x80, Hi = 0xBF;
-    if (B >= 0xC2 && B <= 0xDF)
-      Len = 2;
-    else if (B == 0xE0)
-      Len = 3, Lo = 0xA0;
-    else if (B == 0xED)
-      Len = 3, Hi = 0x9F;
-    else if (B >= 0xE1 && B <= 0xEF)
-      Len = 3;
-    else if (B == 0xF0)
-      Len = 4, Lo = 0x90;
-    else if (B == 0xF4)
-      Len = 4, Hi = 0x8F;
-    else if (B >= 0xF1 && B <= 0xF3)
-      Len = 4;
-    size_t Good = Len ? 1 : 0;
-    if (Len) {
-      if (I + 1 < N && U[I + 1] >= Lo && U[I + 1] <= Hi) {
-        Good = 2;
-        while (Good < Len && I + Good < N && U[I + Good] >= 0x80 && U[I + Good] <= 0xBF)
-          ++Good;
-      }
-    }
-    if (Len && Good == Len) {
-      Out.append(Bytes, I, Len);
-      I += Len;
-    } else {
+  for (size_t I = 0; I < Bytes.size();) {
+    Utf8Step Step = utf8Step(Bytes, I);
+    if (Step.Valid)
+      Out.append(Bytes, I, Step.Len);
+    else
       Out += "\xEF\xBF\xBD";
-      I += std::max<size_t>(Good, 1);
-    }
+    I += Step.Len;
   }
   return Out;
 }

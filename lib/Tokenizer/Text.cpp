@@ -9,39 +9,44 @@
 
 using namespace arecipe::tokenizer::detail;
 
-bool arecipe::tokenizer::detail::isValidUtf8(std::string_view S) {
+Utf8Step arecipe::tokenizer::detail::utf8Step(std::string_view S, size_t I) {
   const auto *U = reinterpret_cast<const unsigned char *>(S.data());
   size_t N = S.size();
-  for (size_t I = 0; I < N;) {
-    unsigned char B = U[I];
-    if (B < 0x80) {
-      ++I;
-      continue;
-    }
-    size_t Len;
-    unsigned char Lo = 0x80, Hi = 0xBF;
-    if (B >= 0xC2 && B <= 0xDF)
-      Len = 2;
-    else if (B == 0xE0)
-      Len = 3, Lo = 0xA0;
-    else if (B == 0xED)
-      Len = 3, Hi = 0x9F;
-    else if (B >= 0xE1 && B <= 0xEF)
-      Len = 3;
-    else if (B == 0xF0)
-      Len = 4, Lo = 0x90;
-    else if (B == 0xF4)
-      Len = 4, Hi = 0x8F;
-    else if (B >= 0xF1 && B <= 0xF3)
-      Len = 4;
-    else
+  unsigned char B = U[I];
+  if (B < 0x80)
+    return {1, true};
+  size_t Len;
+  unsigned char Lo = 0x80, Hi = 0xBF; // the second byte's range
+  if (B >= 0xC2 && B <= 0xDF)
+    Len = 2;
+  else if (B == 0xE0)
+    Len = 3, Lo = 0xA0;
+  else if (B == 0xED)
+    Len = 3, Hi = 0x9F;
+  else if (B >= 0xE1 && B <= 0xEF)
+    Len = 3;
+  else if (B == 0xF0)
+    Len = 4, Lo = 0x90;
+  else if (B == 0xF4)
+    Len = 4, Hi = 0x8F;
+  else if (B >= 0xF1 && B <= 0xF3)
+    Len = 4;
+  else
+    return {1, false};
+  if (I + 1 >= N || U[I + 1] < Lo || U[I + 1] > Hi)
+    return {1, false};
+  size_t Good = 2;
+  while (Good < Len && I + Good < N && U[I + Good] >= 0x80 && U[I + Good] <= 0xBF)
+    ++Good;
+  return {Good, Good == Len};
+}
+
+bool arecipe::tokenizer::detail::isValidUtf8(std::string_view S) {
+  for (size_t I = 0; I < S.size();) {
+    Utf8Step Step = utf8Step(S, I);
+    if (!Step.Valid)
       return false;
-    if (N - I < Len || U[I + 1] < Lo || U[I + 1] > Hi)
-      return false;
-    for (size_t K = 2; K < Len; ++K)
-      if (U[I + K] < 0x80 || U[I + K] > 0xBF)
-        return false;
-    I += Len;
+    I += Step.Len;
   }
   return true;
 }

@@ -21,7 +21,15 @@
 
 namespace arecipe::tokenizer::detail {
 
-/// True when S is well-formed UTF-8 (RFC 3629: no overlongs, no surrogates).
+/// The sequence at S[I]: its length when it is well-formed UTF-8 (RFC 3629:
+/// no overlongs, no surrogates), else the length of its maximal ill-formed
+/// prefix (at least 1), the unit one U+FFFD replaces.
+struct Utf8Step {
+  size_t Len;
+  bool Valid;
+};
+Utf8Step utf8Step(std::string_view S, size_t I);
+/// True when S is well-formed UTF-8.
 bool isValidUtf8(std::string_view S);
 /// The code point at S[I] (S valid UTF-8) and its length in bytes.
 char32_t decodeUtf8(std::string_view S, size_t I, size_t &Len);
