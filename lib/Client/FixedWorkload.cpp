@@ -11,6 +11,7 @@
 #include "WorkloadDriver.h"
 
 #include "arecipe/Client/PromptText.h"
+#include "arecipe/Client/TokenPrompts.h"
 
 #include <cmath>
 #include <deque>
@@ -22,7 +23,7 @@ using namespace arecipe::client::detail;
 namespace {
 struct Prepared {
   std::string Body;
-  int64_t InputTokens, OutputTokens;
+  int64_t InputTokens, OutputTokens, ClientTokens;
 };
 
 class FixedDriver : public Driver {
@@ -61,14 +62,27 @@ private:
   void prepare() {
     auto [InLo, InHi] = lengthRange(W.InputTokens, W.RangeRatio);
     auto [OutLo, OutHi] = lengthRange(W.OutputTokens, W.RangeRatio);
+    if (W.Prompt == PromptMode::TokenIds && Target.Api != ApiKind::Completions)
+      throw std::invalid_argument("prompt mode 'token_ids' needs the completions API");
+    std::string Err;
+    std::unique_ptr<PromptBuilder> Builder =
+        PromptBuilder::create(W.Prompt, W.TokenizerPath, W.VocabSize, Err);
+    if (!Builder)
+      throw std::invalid_argument(Err);
+    bool Chat = Target.Api == ApiKind::Chat;
+    // The chat template's tokens are the server's; the client counts the rest.
+    Slack = Chat ? ChatTemplateSlack : 0;
     SplitMix64 R(Spec.Seed);
     for (int64_t I = 0; I < NumWarmup + NumMeasured; ++I) {
       Prepared P;
       P.InputTokens = R.between(InLo, InHi);
       P.OutputTokens = R.between(OutLo, OutHi);
-      std::string Prompt;
-      appendRandomWords(R.next(), P.InputTokens, Prompt);
-      P.Body = requestBody(Target, {Message{true, std::move(Prompt)}}, P.OutputTokens, W.IgnoreEos);
+      PromptBuilder::Prompt Prompt = Builder->build(R.next(), P.InputTokens, Chat);
+      P.ClientTokens = Prompt.ClientTokens;
+      P.Body = W.Prompt == PromptMode::TokenIds
+                   ? tokenIdsRequestBody(Target, Prompt.Ids, P.OutputTokens, W.IgnoreEos)
+                   : requestBody(Target, {Message{true, std::move(Prompt.Text)}}, P.OutputTokens,
+                                 W.IgnoreEos);
       Requests.push_back(std::move(P));
     }
   }
@@ -80,6 +94,9 @@ private:
     Rec.ScheduledNs = ScheduledNs;
     Rec.ExpectedInputTokens = Requests[Index].InputTokens;
     Rec.MaxOutputTokens = Requests[Index].OutputTokens;
+    Rec.ClientInputTokens = Requests[Index].ClientTokens;
+    Rec.InputTokenSlack = Slack;
+    Rec.ExpectExactOutput = W.IgnoreEos;
     send(std::move(Requests[Index].Body), std::move(Rec), {}, std::move(After));
   }
 
@@ -151,6 +168,7 @@ private:
   const FixedWorkload &W;
   int64_t NumMeasured = 0, NumWarmup = 0;
   std::vector<Prepared> Requests;
+  int64_t Slack = 0;
   int64_t Cursor = 0;
   int Outstanding = 0;
   int64_t WarmupFailures = 0;

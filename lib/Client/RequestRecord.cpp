@@ -2,6 +2,8 @@
 
 #include "arecipe/Client/RequestRecord.h"
 
+#include "arecipe/Client/TokenPrompts.h"
+
 #include <nlohmann/json.hpp>
 
 using namespace arecipe::client;
@@ -60,6 +62,20 @@ std::string arecipe::client::recordToJsonLine(const RequestRecord &R) {
   J["output_tokens"] = R.OutputTokens;
   J["cached_tokens"] = R.CachedTokens;
   J["usage_from_server"] = R.UsageFromServer;
+  if (R.ClientInputTokens >= 0) {
+    J["client_input_tokens"] = R.ClientInputTokens;
+    J["input_token_slack"] = R.InputTokenSlack;
+  }
+  if (R.ExpectExactOutput)
+    J["exact_output"] = true;
+  TokenMismatch M = tokenCountMismatch(R);
+  if (M.Input || M.Output) {
+    ordered_json &List = J["token_mismatch"] = ordered_json::array();
+    if (M.Input)
+      List.push_back("input");
+    if (M.Output)
+      List.push_back("output");
+  }
   J["http_status"] = R.HttpStatus;
   J["error"] = errorKindName(R.Error);
   if (!R.ErrorMessage.empty())
@@ -99,6 +115,9 @@ std::optional<RequestRecord> arecipe::client::recordFromJsonLine(std::string_vie
     R.OutputTokens = J.value("output_tokens", int64_t(0));
     R.CachedTokens = J.value("cached_tokens", int64_t(-1));
     R.UsageFromServer = J.value("usage_from_server", false);
+    R.ClientInputTokens = J.value("client_input_tokens", int64_t(-1));
+    R.InputTokenSlack = J.value("input_token_slack", int64_t(0));
+    R.ExpectExactOutput = J.value("exact_output", false);
     R.HttpStatus = J.value("http_status", 0);
     std::optional<ErrorKind> Kind = parseErrorKind(J.value("error", std::string("none")));
     if (!Kind) {

@@ -20,6 +20,17 @@ std::pair<int64_t, int64_t> arecipe::client::lengthRange(int64_t Length, double 
   return {std::max<int64_t>(1, Lo), std::max<int64_t>(1, Hi)};
 }
 
+// The sampling and streaming fields every request carries.
+static std::string finishBody(json &Body, int64_t MaxTokens, bool IgnoreEos) {
+  Body["max_tokens"] = MaxTokens;
+  Body["temperature"] = 0;
+  if (IgnoreEos)
+    Body["ignore_eos"] = true;
+  Body["stream"] = true;
+  Body["stream_options"] = {{"include_usage", true}};
+  return Body.dump();
+}
+
 std::string detail::requestBody(const Endpoint &Target, const std::vector<Message> &Messages,
                                 int64_t MaxTokens, bool IgnoreEos) {
   json Body;
@@ -38,13 +49,16 @@ std::string detail::requestBody(const Endpoint &Target, const std::vector<Messag
     }
     Body["prompt"] = std::move(Prompt);
   }
-  Body["max_tokens"] = MaxTokens;
-  Body["temperature"] = 0;
-  if (IgnoreEos)
-    Body["ignore_eos"] = true;
-  Body["stream"] = true;
-  Body["stream_options"] = {{"include_usage", true}};
-  return Body.dump();
+  return finishBody(Body, MaxTokens, IgnoreEos);
+}
+
+std::string detail::tokenIdsRequestBody(const Endpoint &Target,
+                                        const std::vector<uint32_t> &PromptIds, int64_t MaxTokens,
+                                        bool IgnoreEos) {
+  json Body;
+  Body["model"] = Target.Model;
+  Body["prompt"] = PromptIds;
+  return finishBody(Body, MaxTokens, IgnoreEos);
 }
 
 Driver::Driver(const WorkloadSpec &Spec, const Endpoint &Target, RecordSink &Sink,

@@ -26,6 +26,9 @@ struct Message {
 /// texts joined with spaces as a completions prompt.
 std::string requestBody(const Endpoint &Target, const std::vector<Message> &Messages,
                         int64_t MaxTokens, bool IgnoreEos);
+/// A completions request whose prompt is a list of token ids.
+std::string tokenIdsRequestBody(const Endpoint &Target, const std::vector<uint32_t> &PromptIds,
+                                int64_t MaxTokens, bool IgnoreEos);
 
 class Driver {
 public:

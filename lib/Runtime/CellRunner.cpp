@@ -4,6 +4,7 @@
 
 #include "arecipe/Client/CellSummary.h"
 #include "arecipe/Client/Metrics.h"
+#include "arecipe/Client/TraceFormats.h"
 #include "arecipe/Client/TraceGenerator.h"
 #include "arecipe/Client/Workload.h"
 #include "arecipe/Runtime/ChildProcess.h"
@@ -463,6 +464,24 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
       X.Arrival = client::ArrivalMode::Poisson;
       X.RequestRate = S.Simulate ? F->RequestRate * S.TimeScale : F->RequestRate;
     }
+    X.Prompt = client::parsePromptMode(F->PromptMode).value_or(client::PromptMode::Words);
+    X.VocabSize = F->VocabSize;
+    if (!F->Tokenizer.empty()) {
+      fs::path Tok = F->Tokenizer;
+      if (Tok.is_relative() && !S.PlanPath.empty())
+        Tok = fs::path(S.PlanPath).parent_path() / Tok;
+      std::error_code Ec;
+      if (S.Simulate && !fs::exists(Tok, Ec) && X.VocabSize == 0) {
+        // Like a missing trace: a simulated run on a machine without the
+        // model directory falls back to word prompts and says so.
+        Warnings.push_back(fmt::format("tokenizer {} is not on this machine; --simulate sends "
+                                       "word prompts instead of '{}'",
+                                       F->Tokenizer, F->PromptMode));
+        X.Prompt = client::PromptMode::Words;
+      } else {
+        X.TokenizerPath = Tok.string();
+      }
+    }
     W.Kind = X;
     return W;
   }
@@ -472,6 +491,7 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
     Trace = fs::path(S.PlanPath).parent_path() / Trace;
   client::AgenticWorkload X;
   std::error_code Ec;
+  std::optional<client::TraceFormat> Format = client::parseTraceFormat(A.TraceFormat);
   if (S.Simulate && !fs::exists(Trace, Ec)) {
     // Public agentic corpora cannot be fetched on machines without network
     // access; a simulated run replays the bundled synthetic coding-agent
@@ -483,7 +503,8 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
                                    "bundled synthetic coding-agent trace ({} sessions, seed {})",
                                    A.Trace, G.Sessions, G.Seed));
   } else {
-    client::TraceLoadResult Loaded = client::loadTraceFile(Trace.string());
+    client::TraceLoadResult Loaded =
+        client::loadTrace(Trace.string(), Format.value_or(client::TraceFormat::Arecipe));
     if (!Loaded.ok()) {
       Err = fmt::format("cannot load trace {}: {}", Trace.string(), Loaded.Errors.front());
       return W;
@@ -619,6 +640,10 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   client::Endpoint Endpoint;
   Endpoint.BaseUrl = fmt::format("http://127.0.0.1:{}", *Port);
   Endpoint.Model = C.Client.ServedModelName;
+  // Token-id prompts exist only on the completions API.
+  if (const auto *X = std::get_if<client::FixedWorkload>(&Spec.Kind);
+      X && X->Prompt == client::PromptMode::TokenIds)
+    Endpoint.Api = client::ApiKind::Completions;
   Endpoint.MetricsUrl = Endpoint.BaseUrl + Target->Spec->HttpEndpoints->Metrics;
 
   Progress.phase("measuring");

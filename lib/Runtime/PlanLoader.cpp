@@ -517,6 +517,7 @@ ClientSpec readClient(const Fields &F) {
   if (Kind == "agentic") {
     AgenticWorkload A;
     A.Trace = W.nonEmptyStr("trace");
+    A.TraceFormat = W.oneOf("trace_format", false, {"arecipe", "mooncake", "weka"}, "arecipe");
     A.DurationS = W.number("duration_s", true, 0, 0);
     A.WarmupS = W.number("warmup_s", false, 0, 0);
     A.MaxFailedFraction = W.number("max_failed_fraction", false, 0.1, 0, 1);
@@ -530,6 +531,14 @@ ClientSpec readClient(const Fields &F) {
     X.Warmup = W.integer("warmup", false, 0, 0);
     X.IgnoreEos = W.boolean("ignore_eos", false, true);
     X.RequestRate = W.number("request_rate", false, 0, 0);
+    X.PromptMode = W.oneOf("prompt_mode", false, {"words", "token_ids", "text"}, "words");
+    X.Tokenizer = W.optStr("tokenizer");
+    if (W.has("vocab_size"))
+      X.VocabSize = W.integer("vocab_size", false, 0, 1, UINT32_MAX);
+    if (X.PromptMode == "token_ids" && X.Tokenizer.empty() && X.VocabSize == 0)
+      W.error("prompt_mode", "'token_ids' needs 'tokenizer' or 'vocab_size'");
+    if (X.PromptMode == "text" && X.Tokenizer.empty())
+      W.error("prompt_mode", "'text' needs 'tokenizer'");
     C.Workload = X;
   }
   return C;

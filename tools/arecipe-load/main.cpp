@@ -12,6 +12,7 @@
 #include "arecipe/Client/CellSummary.h"
 #include "arecipe/Client/Metrics.h"
 #include "arecipe/Client/Trace.h"
+#include "arecipe/Client/TraceFormats.h"
 #include "arecipe/Client/TraceGenerator.h"
 #include "arecipe/Client/Workload.h"
 
@@ -107,10 +108,27 @@ static cl::opt<double> RequestRate("request-rate",
                                    cl::init(0), cl::sub(FixedCmd), cl::cat(FixedCat));
 static cl::opt<std::string> Arrival("arrival", cl::desc("poisson | constant"),
                                     cl::init("poisson"), cl::sub(FixedCmd), cl::cat(FixedCat));
+static cl::opt<std::string> PromptModeOpt("prompt-mode",
+                                          cl::desc("words | token_ids | text (docs/metrics.md)"),
+                                          cl::init("words"), cl::sub(FixedCmd), cl::cat(FixedCat));
+static cl::opt<std::string> TokenizerPath("tokenizer",
+                                          cl::desc("tokenizer.json, or the model directory "
+                                                   "holding it (token_ids, text)"),
+                                          cl::sub(FixedCmd), cl::cat(FixedCat));
+static cl::opt<int64_t> VocabSize("vocab-size",
+                                  cl::desc("token_ids without a tokenizer: ids in [0, N)"),
+                                  cl::init(0), cl::sub(FixedCmd), cl::cat(FixedCat));
 
 static cl::OptionCategory AgenticCat("agentic workload");
 static cl::opt<std::string> TracePath("trace", cl::desc("trace JSONL (docs/traces.md)"),
                                       cl::sub(AgenticCmd), cl::cat(AgenticCat));
+static cl::opt<std::string> TraceFormatOpt("trace-format",
+                                           cl::desc("arecipe | mooncake | weka (docs/traces.md)"),
+                                           cl::init("arecipe"), cl::sub(AgenticCmd),
+                                           cl::cat(AgenticCat));
+static cl::opt<int64_t> TraceBlockSize("trace-block-size",
+                                       cl::desc("tokens per Mooncake hash block (default 512)"),
+                                       cl::init(512), cl::sub(AgenticCmd), cl::cat(AgenticCat));
 static cl::opt<double> DurationS("duration-s", cl::desc("measured window in seconds"),
                                  cl::init(3600), cl::sub(AgenticCmd), cl::cat(AgenticCat));
 static cl::opt<double> MaxThinkS("max-think-s", cl::desc("cap on think times (< 0 = none)"),
@@ -240,7 +258,13 @@ static int runCommand(bool Agentic) {
   if (Agentic) {
     if (TracePath.empty())
       return fail("--trace is required");
-    TraceLoadResult Trace = loadTraceFile(TracePath);
+    std::optional<TraceFormat> Format = parseTraceFormat(TraceFormatOpt);
+    if (!Format)
+      return fail("--trace-format must be 'arecipe', 'mooncake' or 'weka'");
+    TraceReadOptions ReadOptions;
+    ReadOptions.Format = *Format;
+    ReadOptions.MooncakeBlockTokens = TraceBlockSize;
+    TraceLoadResult Trace = loadTrace(TracePath, ReadOptions);
     for (const std::string &E : Trace.Errors)
       llvm::errs() << E << "\n";
     if (!Trace.ok())
@@ -265,6 +289,14 @@ static int runCommand(bool Agentic) {
       F.Arrival = Arrival == "poisson" ? ArrivalMode::Poisson : ArrivalMode::Constant;
       F.RequestRate = RequestRate;
     }
+    std::optional<PromptMode> Mode = parsePromptMode(PromptModeOpt);
+    if (!Mode)
+      return fail("--prompt-mode must be 'words', 'token_ids' or 'text'");
+    if (*Mode == PromptMode::TokenIds && Target.Api != ApiKind::Completions)
+      return fail("--prompt-mode token_ids needs --api completions");
+    F.Prompt = *Mode;
+    F.TokenizerPath = TokenizerPath;
+    F.VocabSize = VocabSize;
     Spec.Kind = F;
   }
   if (OutDir.empty())
@@ -293,6 +325,14 @@ static int runCommand(bool Agentic) {
     llvm::errs() << "arecipe-load: run aborted: " << Run.AbortReason << "\n";
   if (!Run.ServerMetricsError.empty())
     llvm::errs() << "arecipe-load: warning: server metrics: " << Run.ServerMetricsError << "\n";
+  ordered_json Counts = tokenCountSummary(Run.Records);
+  size_t Mismatches = std::max(Counts["input_mismatches"].get<size_t>(),
+                               Counts["output_mismatches"].get<size_t>());
+  if (Mismatches)
+    llvm::errs() << "arecipe-load: warning: token counts: " << Counts["input_mismatches"].get<size_t>()
+                 << " prompt and " << Counts["output_mismatches"].get<size_t>() << " completion of "
+                 << Counts["requests_checked"].get<size_t>()
+                 << " requests disagree with the server's usage (token_mismatch in records.jsonl)\n";
   CellMetrics M = computeCellMetrics(Run.Records, topology());
   return writeSummary(M, Run, OutDir + "/summary.json");
 }

@@ -46,6 +46,13 @@ struct RequestRecord {
 
   int64_t ExpectedInputTokens = 0; ///< what the workload generated
   int64_t MaxOutputTokens = 0;     ///< requested OSL (max_tokens)
+  /// The client's own count of the prompt the server will tokenize
+  /// (TokenPrompts.h); -1 = not counted. The server's count may exceed it
+  /// by up to InputTokenSlack (a chat template) without a mismatch.
+  int64_t ClientInputTokens = -1;
+  int64_t InputTokenSlack = 0;
+  /// ignore_eos was sent: the server must generate exactly MaxOutputTokens.
+  bool ExpectExactOutput = false;
 
   // Monotonic timestamps in ns (0 = did not happen).
   int64_t ScheduledNs = 0;  ///< when the workload wanted it sent

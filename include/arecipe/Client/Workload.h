@@ -16,6 +16,7 @@
 
 #include "arecipe/Client/Prometheus.h"
 #include "arecipe/Client/RequestRecord.h"
+#include "arecipe/Client/TokenPrompts.h"
 #include "arecipe/Client/Trace.h"
 #include "arecipe/Client/Transport.h"
 
@@ -50,6 +51,12 @@ struct FixedWorkload {
   ArrivalMode Arrival = ArrivalMode::ClosedLoop;
   double RequestRate = 0; ///< requests/s for Poisson or Constant
   bool IgnoreEos = true;
+  /// How prompts reach ISL tokens (TokenPrompts.h). TokenIds needs the
+  /// completions API and TokenizerPath or VocabSize; Text needs TokenizerPath
+  /// (a tokenizer.json or the model directory holding one).
+  PromptMode Prompt = PromptMode::Words;
+  std::string TokenizerPath;
+  int64_t VocabSize = 0;
 };
 
 struct AgenticWorkload {

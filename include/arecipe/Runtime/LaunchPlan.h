@@ -137,10 +137,16 @@ struct FixedWorkload {
   int64_t Warmup = 0;
   bool IgnoreEos = true;
   double RequestRate = 0; ///< 0 = closed loop
+  /// plan v1.1: "words" | "token_ids" | "text" (docs/plan-schema.md).
+  std::string PromptMode = "words";
+  std::string Tokenizer; ///< tokenizer.json or model directory; empty = none
+  int64_t VocabSize = 0; ///< token_ids without a tokenizer; 0 = none
 };
 
 struct AgenticWorkload {
   std::string Trace;
+  /// plan v1.1: "arecipe" | "mooncake" | "weka" (docs/traces.md).
+  std::string TraceFormat = "arecipe";
   double DurationS = 0, WarmupS = 0;
   double MaxFailedFraction = 0.1;
 };
