@@ -19,6 +19,31 @@ int64_t arecipe::client::expectedOutputTokens(const std::vector<RequestRecord> &
   return Sum;
 }
 
+ClientSaturation arecipe::client::clientSaturation(const RunResult &Run) {
+  ClientSaturation S;
+  if (!Run.ClientLoop)
+    return S;
+  const LoopStats &L = *Run.ClientLoop;
+  S.Measured = true;
+  S.Lag = summarize(L.LagSeconds);
+  S.CpuSeconds = L.CpuSeconds;
+  S.WallSeconds = L.WallSeconds;
+  S.CpuFraction = L.WallSeconds > 0 ? L.CpuSeconds / L.WallSeconds : 0;
+  char Buf[160];
+  if (S.Lag.Count && S.Lag.P99 > ClientBoundLagP99Seconds) {
+    std::snprintf(Buf, sizeof(Buf), "event-loop lag p99 %.2f ms above %.2f ms", S.Lag.P99 * 1e3,
+                  ClientBoundLagP99Seconds * 1e3);
+    S.Reason = Buf;
+  }
+  if (S.CpuFraction > ClientBoundCpuFraction) {
+    std::snprintf(Buf, sizeof(Buf), "event loop used %.0f %% of a core (limit %.0f %%)",
+                  S.CpuFraction * 100, ClientBoundCpuFraction * 100);
+    S.Reason += (S.Reason.empty() ? "" : "; ") + std::string(Buf);
+  }
+  S.Bound = !S.Reason.empty();
+  return S;
+}
+
 static ordered_json stats(const Distribution &D) {
   ordered_json J;
   J["mean"] = D.Mean;
@@ -106,6 +131,14 @@ ordered_json arecipe::client::buildCellSummary(const CellMetrics &M, const RunRe
   C["send_lag"] = stats(M.SendLag);
   C["client_cpu_seconds"] = Run.ClientCpuSeconds;
   C["peak_in_flight"] = Run.PeakInFlight;
+  C["stalled"] = Run.Stalled;
+  if (ClientSaturation Sat = clientSaturation(Run); Sat.Measured) {
+    C["client_bound"] = Sat.Bound;
+    if (Sat.Bound)
+      C["client_bound_reason"] = Sat.Reason;
+    C["loop_lag"] = stats(Sat.Lag);
+    C["loop_cpu_fraction"] = Sat.CpuFraction;
+  }
   return J;
 }
 

@@ -90,13 +90,19 @@ struct RunResult {
   std::string ServerMetricsError; ///< why Server is empty, if it is
   bool Aborted = false;
   std::string AbortReason;
+  /// Aborted because no request made progress for the stall window
+  /// (TransportOptions::StallTimeoutMs); AbortReason starts with "stalled:".
+  bool Stalled = false;
   double ClientCpuSeconds = 0; ///< CPU time of the event-loop thread
   size_t PeakInFlight = 0;
+  /// The event loop's lag and CPU time over the measured window; absent
+  /// when no window was measured (or the records were re-read offline).
+  std::optional<LoopStats> ClientLoop;
 };
 
 /// Runs a workload to completion on the calling thread. Every finished
-/// request goes to Sink as it finishes. Throws std::invalid_argument for an
-/// inconsistent spec.
+/// request goes to Sink as it finishes (Sink.flush() runs whenever the loop
+/// is about to wait). Throws std::invalid_argument for an inconsistent spec.
 RunResult runWorkload(const WorkloadSpec &Spec, const Endpoint &Target, RecordSink &Sink,
                       ProgressCallback OnProgress = {});
 
