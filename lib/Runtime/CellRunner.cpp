@@ -99,6 +99,7 @@ public:
     if (R.ok())
       OutputTokens += R.OutputTokens;
   }
+  void flush() override { File.flush(); }
   std::atomic<bool> Measuring{false};
   std::atomic<int64_t> FirstMeasuredNs{0};
   std::atomic<size_t> Finished{0}, Failed{0};
@@ -451,6 +452,11 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
   client::WorkloadSpec W;
   W.Concurrency = C.Client.Concurrency;
   W.FailedRequestThreshold = C.Validity.MaxErrorRate;
+  // A wall-clock floor under --simulate, as for the start-up stall: a loaded
+  // machine must not look like a stalled engine.
+  if (C.Client.StallTimeoutS > 0)
+    W.Transport.StallTimeoutMs =
+        long(wallFloor(C.Client.StallTimeoutS, milliseconds(5000)).count());
   if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload)) {
     client::FixedWorkload X;
     X.InputTokens = F->Isl;
@@ -692,6 +698,12 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
     return false;
   if (!ClientError.empty()) {
     failWith(CellStatus::Failed, "the client could not run the workload: " + ClientError);
+    return false;
+  }
+  if (Run.Stalled) {
+    // The engine is alive but answers nothing: a failure of the engine, not
+    // a measurement to judge (its log tail says what it was doing).
+    failWith(CellStatus::Failed, Run.AbortReason, Target);
     return false;
   }
   if (S.Simulate)
