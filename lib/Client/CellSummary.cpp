@@ -29,16 +29,26 @@ ClientSaturation arecipe::client::clientSaturation(const RunResult &Run) {
   S.CpuSeconds = L.CpuSeconds;
   S.WallSeconds = L.WallSeconds;
   S.CpuFraction = L.WallSeconds > 0 ? L.CpuSeconds / L.WallSeconds : 0;
-  char Buf[160];
-  if (S.Lag.Count && S.Lag.P99 > ClientBoundLagP99Seconds) {
-    std::snprintf(Buf, sizeof(Buf), "event-loop lag p99 %.2f ms above %.2f ms", S.Lag.P99 * 1e3,
-                  ClientBoundLagP99Seconds * 1e3);
+  char Buf[200];
+  bool Busy = S.CpuFraction > ClientBoundCpuFraction;
+  bool Late = S.Lag.Count && S.Lag.P99 > ClientBoundLagP99Seconds;
+  if (Busy) {
+    std::snprintf(Buf, sizeof(Buf), "the event loop used %.0f %% of a core (limit %.0f %%)",
+                  S.CpuFraction * 100, ClientBoundCpuFraction * 100);
     S.Reason = Buf;
   }
-  if (S.CpuFraction > ClientBoundCpuFraction) {
-    std::snprintf(Buf, sizeof(Buf), "event loop used %.0f %% of a core (limit %.0f %%)",
-                  S.CpuFraction * 100, ClientBoundCpuFraction * 100);
+  if (Late) {
+    std::snprintf(Buf, sizeof(Buf), "event-loop lag p99 %.2f ms above %.2f ms", S.Lag.P99 * 1e3,
+                  ClientBoundLagP99Seconds * 1e3);
     S.Reason += (S.Reason.empty() ? "" : "; ") + std::string(Buf);
+    if (!Busy) {
+      // Late without being busy: the loop waited for a CPU, not for itself.
+      std::snprintf(Buf, sizeof(Buf),
+                    " while the loop used %.0f %% of a core: other work on this machine "
+                    "delayed it",
+                    S.CpuFraction * 100);
+      S.Reason += Buf;
+    }
   }
   S.Bound = !S.Reason.empty();
   return S;
@@ -138,6 +148,7 @@ ordered_json arecipe::client::buildCellSummary(const CellMetrics &M, const RunRe
       C["client_bound_reason"] = Sat.Reason;
     C["loop_lag"] = stats(Sat.Lag);
     C["loop_cpu_fraction"] = Sat.CpuFraction;
+    C["loop_realtime_priority"] = Run.ClientLoop->RealtimePriority;
   }
   return J;
 }

@@ -9,11 +9,11 @@
 #include "TransportBackends.h"
 #include "TransportImpl.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -210,32 +210,6 @@ FdMarker TimerMarker, WakeMarker;
 
 constexpr int64_t SweepPeriodNs = 100000000; // timeouts and the stall check
 
-// EEVDF's custom slice (Linux 6.12): a SCHED_OTHER thread may ask for a
-// shorter slice, which gives its wake-ups an earlier virtual deadline. No
-// privilege needed; older kernels ignore sched_runtime for SCHED_OTHER.
-struct SchedAttr {
-  uint32_t Size;
-  uint32_t Policy;
-  uint64_t Flags;
-  int32_t Nice;
-  uint32_t Priority;
-  uint64_t Runtime, Deadline, Period;
-  uint32_t UtilMin, UtilMax;
-};
-
-bool setSchedSlice(uint64_t SliceNs) {
-#ifdef SYS_sched_setattr
-  SchedAttr A{};
-  A.Size = sizeof(A);
-  A.Policy = 0; // SCHED_OTHER
-  A.Nice = getpriority(PRIO_PROCESS, 0);
-  A.Runtime = SliceNs;
-  return syscall(SYS_sched_setattr, 0, &A, 0) == 0;
-#else
-  (void)SliceNs;
-  return false;
-#endif
-}
 } // namespace
 
 EventLoop::EventLoop(const TransportOptions &Options) : Options(Options) {
@@ -453,6 +427,7 @@ LoopStats EventLoop::stopStats() {
   S.WallSeconds = double(monotonicNowNs() - StatsStartNs) / 1e9;
   S.SpinSeconds = double(SpinNs) / 1e9;
   S.CpuSeconds = std::max(0.0, double(threadCpuNs() - StatsCpuStartNs) / 1e9 - S.SpinSeconds);
+  S.RealtimePriority = RealtimeGranted;
   S.LagSeconds = std::move(Lag);
   Lag.clear();
   return S;
@@ -464,8 +439,21 @@ void EventLoop::run() {
   // slack, which lands directly in the send lag.
   int OldSlack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  bool Sliced = Options.SchedSliceUs > 0 && setSchedSlice(uint64_t(Options.SchedSliceUs) * 1000);
-  const int64_t Spin = int64_t(std::max(0L, Options.TimerSpinUs)) * 1000;
+  // Real-time scheduling, when asked for and allowed, for this thread only.
+  int OldPolicy = SCHED_OTHER;
+  sched_param OldParam{};
+  bool Realtime = false;
+  if (Options.RealtimePriority > 0) {
+    pthread_getschedparam(pthread_self(), &OldPolicy, &OldParam);
+    sched_param P{};
+    P.sched_priority = std::clamp(Options.RealtimePriority, 1, 99);
+    int Rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &P);
+    Realtime = Rc == 0;
+    RealtimeError = Realtime ? "" : std::strerror(Rc);
+    RealtimeGranted = Realtime ? P.sched_priority : 0;
+  }
+  long SpinUs = Options.TimerSpinUs >= 0 ? Options.TimerSpinUs : Realtime ? 100 : 0;
+  const int64_t Spin = int64_t(SpinUs) * 1000;
   epoll_event Events[512];
   while (!Stopped) {
     drainCompleted();
@@ -536,8 +524,9 @@ void EventLoop::run() {
   drainCompleted();
   if (IdleHandler)
     IdleHandler();
-  if (Sliced)
-    setSchedSlice(0);
+  if (Realtime)
+    pthread_setschedparam(pthread_self(), OldPolicy, &OldParam);
+  RealtimeGranted = 0;
   if (OldSlack > 0)
     prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(OldSlack), 0, 0, 0);
 }

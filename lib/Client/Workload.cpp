@@ -208,5 +208,6 @@ RunResult arecipe::client::runWorkload(const WorkloadSpec &Spec, const Endpoint 
   ActiveLoop.store(nullptr);
   RunResult R = std::move(D->result());
   R.ClientCpuSeconds = threadCpuSeconds() - CpuBefore;
+  R.RealtimeError = Loop.realtimeError();
   return R;
 }

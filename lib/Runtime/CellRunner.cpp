@@ -724,6 +724,11 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   Ctx.FailedRequestThreshold = Spec.FailedRequestThreshold;
   Ctx.ExpectedOutputTokens = client::expectedOutputTokens(Run.Records);
   ClientSummary = client::buildCellSummary(Metrics, Run, Ctx);
+  if (client::ClientSaturation Sat = client::clientSaturation(Run); Sat.Bound) {
+    std::string Note = "the client was the bottleneck of this measurement: " + Sat.Reason;
+    Progress.note(Note);
+    Warnings.push_back(Note);
+  }
   if (std::string Problem = validityProblem(Run, ClientSummary); !Problem.empty()) {
     // Failed requests may be the first sign of a dying engine: give its exit
     // a moment to show before calling the measurement invalid (F3).

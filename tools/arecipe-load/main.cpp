@@ -70,6 +70,14 @@ static cl::opt<double> StallTimeoutS(
     cl::desc("end the run as stalled when no request in flight made progress (a response "
              "head, an SSE event, a finished response) for this many seconds (0 = never)"),
     cl::init(600), RUN_SUBS, cl::cat(RunCat));
+static cl::opt<int> RealtimePriority(
+    "realtime-priority",
+    cl::desc("run the event loop under SCHED_FIFO at this priority (1-99) so a busy machine "
+             "does not delay sends and timestamps; needs CAP_SYS_NICE (0 = normal)"),
+    cl::init(0), RUN_SUBS, cl::cat(RunCat));
+// For the client benchmark: how long before a dispatch the loop polls.
+static cl::opt<long> TimerSpinUs("timer-spin-us", cl::Hidden, cl::init(-1), RUN_SUBS,
+                                 cl::cat(RunCat));
 static cl::list<std::string> Headers("header", cl::desc("extra request header 'Name: value'"),
                                      RUN_SUBS, cl::cat(RunCat));
 static cl::opt<std::string> OutDir("out", cl::desc("output directory for records.jsonl and "
@@ -250,6 +258,10 @@ static int runCommand(bool Agentic) {
       return fail("--header expects 'Name: value' on one line, got '" + H + "'");
   Spec.Transport.RequestTimeoutMs = long(RequestTimeoutS * 1000);
   Spec.Transport.StallTimeoutMs = long(StallTimeoutS * 1000);
+  if (RealtimePriority < 0 || RealtimePriority > 99)
+    return fail("--realtime-priority must be in [0, 99]");
+  Spec.Transport.RealtimePriority = RealtimePriority;
+  Spec.Transport.TimerSpinUs = TimerSpinUs;
   Spec.Transport.MaxCachedConnections = std::max<long>(4096, 2L * Concurrency);
   if (Agentic) {
     if (TracePath.empty())
@@ -303,6 +315,9 @@ static int runCommand(bool Agentic) {
   } catch (const std::exception &E) {
     return fail(E.what());
   }
+  if (!Run.RealtimeError.empty())
+    llvm::errs() << "arecipe-load: warning: --realtime-priority refused ("
+                 << Run.RealtimeError << "); the loop ran with normal scheduling\n";
   if (Run.Aborted)
     llvm::errs() << "arecipe-load: run aborted: " << Run.AbortReason << "\n";
   if (ClientSaturation Sat = clientSaturation(Run); Sat.Bound)

@@ -7,11 +7,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Client/CompletionStream.h"
+#include "arecipe/Client/Prometheus.h"
 #include "arecipe/Client/SseParser.h"
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace arecipe::client;
@@ -121,5 +128,36 @@ TEST(StreamTrust, UsageIsCrossCheckedAgainstTheRequestAndTheStream) {
             "usage cached_tokens 11 exceeds prompt_tokens 10");
   // Unknown max_tokens: only the other checks apply.
   EXPECT_EQ(usageProblem(U(10, 50), 4, 0, 100), "");
+}
+TEST(StreamTrust, MetricsScrapeIsCapped) {
+  // A /metrics endpoint that announces 70 MiB and sends until the client
+  // hangs up: the scrape fails at 64 MiB instead of holding it all.
+  int L = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(L, reinterpret_cast<sockaddr *>(&A), sizeof(A)), 0);
+  ASSERT_EQ(listen(L, 1), 0);
+  socklen_t Len = sizeof(A);
+  getsockname(L, reinterpret_cast<sockaddr *>(&A), &Len);
+  std::thread Server([L] {
+    int C = accept(L, nullptr, nullptr);
+    char Req[4096];
+    [[maybe_unused]] ssize_t R = recv(C, Req, sizeof(Req), 0);
+    std::string Head = "HTTP/1.1 200 OK\r\nContent-Length: 73400320\r\n\r\n";
+    send(C, Head.data(), Head.size(), MSG_NOSIGNAL);
+    std::string Piece(1 << 20, '#');
+    for (int I = 0; I < 70; ++I)
+      if (send(C, Piece.data(), Piece.size(), MSG_NOSIGNAL) < 0)
+        break;
+    close(C);
+  });
+  std::string Err;
+  std::optional<std::string> Text =
+      scrapeMetrics("http://127.0.0.1:" + std::to_string(ntohs(A.sin_port)) + "/metrics", Err);
+  Server.join();
+  close(L);
+  EXPECT_FALSE(Text);
+  EXPECT_EQ(Err, "the metrics response is larger than 64 MiB");
 }
 } // namespace

@@ -51,13 +51,17 @@ struct TransportOptions {
   /// No request in flight made progress (a response head, an SSE event or a
   /// completed response) for this long: the stall handler runs. 0 = never.
   long StallTimeoutMs = 0;
+  /// Run the loop thread under SCHED_FIFO at this priority (1-99; 0 = normal
+  /// scheduling). On a machine busy with other work this is what keeps
+  /// send lag and chunk timestamps within a millisecond (bench/README.md);
+  /// it needs CAP_SYS_NICE or an RLIMIT_RTPRIO allowance, else the loop runs
+  /// normally and RunResult says so.
+  int RealtimePriority = 0;
   /// Precise timers (request dispatch) wake the loop this early and the
-  /// loop polls until they are due, absorbing wake-up latency. 0 = no spin.
-  long TimerSpinUs = 200;
-  /// Ask the kernel for this scheduling slice for the loop thread (EEVDF
-  /// custom slice, Linux >= 6.12; ignored where unsupported), so a timer's
-  /// wake-up preempts a busy CPU sooner. 0 = leave the default.
-  long SchedSliceUs = 100;
+  /// loop polls until they are due. -1: 100 us under real-time scheduling,
+  /// else 0 (a normally scheduled thread that spins only spends the CPU
+  /// share it would need to be woken on time).
+  long TimerSpinUs = -1;
   /// Send plain http:// through libcurl as well (for comparisons and tests
   /// of that path).
   bool ForceLibcurl = false;
@@ -79,6 +83,7 @@ struct LoopStats {
   double WallSeconds = 0;
   double CpuSeconds = 0;  ///< the loop thread's CPU time, spinning excluded
   double SpinSeconds = 0; ///< time spent polling for a precise timer
+  int RealtimePriority = 0; ///< SCHED_FIFO priority the loop ran at; 0 = normal
   /// Loop lag: how late a probe timer, due every ProbePeriodNs, ran.
   std::vector<double> LagSeconds;
   static constexpr int64_t ProbePeriodNs = 10000000;
@@ -128,6 +133,8 @@ public:
   /// Starts measuring loop lag and CPU time; stopStats() returns them.
   void startStats();
   LoopStats stopStats();
+  /// Why real-time scheduling was asked for and not granted; empty otherwise.
+  const std::string &realtimeError() const { return RealtimeError; }
 
   size_t inFlight() const { return Active; }
 
@@ -190,6 +197,8 @@ private:
   bool Measuring = false;
   int64_t StatsStartNs = 0, StatsCpuStartNs = 0, SpinNs = 0, ProbeDueNs = -1;
   std::vector<double> Lag;
+  std::string RealtimeError;
+  int RealtimeGranted = 0;
   Callback InterruptHandler, IdleHandler;
   StallCallback StallHandler;
 };

@@ -3,7 +3,7 @@
 // The client's entry point for the runtime (arecipe-run calls it in process)
 // and for arecipe-load: describe a workload and an endpoint, get back every
 // request record plus the server-metrics deltas of the measured window.
-// Workloads follow domain.md §6: fixed ISL/OSL with random prompts (closed
+// Workloads follow InferenceX's: fixed ISL/OSL with random prompts (closed
 // loop, or an open-loop request rate whose queue time counts in latency), and
 // agentic multi-turn replay of a trace with session lanes. Metrics are
 // computed separately (Metrics.h), so records can also be re-summarised
@@ -98,6 +98,8 @@ struct RunResult {
   /// The event loop's lag and CPU time over the measured window; absent
   /// when no window was measured (or the records were re-read offline).
   std::optional<LoopStats> ClientLoop;
+  /// Real-time scheduling was asked for and refused: why.
+  std::string RealtimeError;
 };
 
 /// Runs a workload to completion on the calling thread. Every finished
