@@ -204,7 +204,9 @@ size_t HttpResponseParser::feed(std::string_view Bytes, Handler &H) {
       if (Carry.empty()) {
         size_t End = findHeadEnd(Rest, 0);
         if (End == std::string_view::npos) {
-          if (Rest.size() > MaxHeadBytes)
+          // The head may end at most MaxHeadBytes + 4 (its blank line) in;
+          // this many bytes without an end cannot.
+          if (Rest.size() >= MaxHeadBytes + 4)
             return fail("response head longer than " + std::to_string(MaxHeadBytes) + " bytes");
           Carry.assign(Rest);
           return Bytes.size();
@@ -216,7 +218,7 @@ size_t HttpResponseParser::feed(std::string_view Bytes, Handler &H) {
         Carry.append(Rest.substr(0, std::min(Rest.size(), MaxHeadBytes + 4)));
         size_t End = findHeadEnd(Carry, Old >= 3 ? Old - 3 : 0);
         if (End == std::string_view::npos) {
-          if (Carry.size() > MaxHeadBytes)
+          if (Carry.size() >= MaxHeadBytes + 4)
             return fail("response head longer than " + std::to_string(MaxHeadBytes) + " bytes");
           // Everything appended belongs to the head (Rest was not longer
           // than the cap, or the cap failed above).
