@@ -143,9 +143,9 @@ ordered_json arecipe::client::buildCellSummary(const CellMetrics &M, const RunRe
   C["peak_in_flight"] = Run.PeakInFlight;
   C["stalled"] = Run.Stalled;
   if (ClientSaturation Sat = clientSaturation(Run); Sat.Measured) {
+    // Present either way, so every measured summary has the same shape.
     C["client_bound"] = Sat.Bound;
-    if (Sat.Bound)
-      C["client_bound_reason"] = Sat.Reason;
+    C["client_bound_reason"] = Sat.Bound ? ordered_json(Sat.Reason) : ordered_json(nullptr);
     C["loop_lag"] = stats(Sat.Lag);
     C["loop_cpu_fraction"] = Sat.CpuFraction;
     C["loop_realtime_priority"] = Run.ClientLoop->RealtimePriority;
