@@ -163,7 +163,10 @@ void EventLoop::NativeHttp::start(Exchange &X, const ParsedUrl &Url) {
     C.writeRequest();
     return;
   }
-  // A fresh connection: the head waits in the exchange's transfer slot.
+  openConn(X, P, std::move(Head));
+}
+
+void EventLoop::NativeHttp::openConn(Exchange &X, Pool &P, std::string Head) {
   auto Owned = std::make_unique<Conn>();
   Conn &C = *Owned;
   C.Owner = this;
@@ -272,16 +275,7 @@ void EventLoop::NativeHttp::retry(Conn &C) {
   C.X = nullptr;
   closeConn(C);
   ++X.Attempts;
-  auto Owned = std::make_unique<Conn>();
-  Conn &N = *Owned;
-  N.Owner = this;
-  N.P = &P;
-  N.X = &X;
-  N.Head = std::move(Head);
-  N.Index = Conns.size();
-  Conns.push_back(std::move(Owned));
-  X.Transfer = &N;
-  connect(X, P, 0);
+  openConn(X, P, std::move(Head));
 }
 
 void EventLoop::NativeHttp::sweep(int64_t Now) {

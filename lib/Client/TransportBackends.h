@@ -33,6 +33,8 @@ public:
 
 private:
   friend struct Conn;
+  /// A fresh connection for X, which sends Head and X's body once connected.
+  void openConn(Exchange &X, Pool &P, std::string Head);
   void connect(Exchange &X, Pool &P, size_t AddrIndex);
   void closeConn(Conn &C);
   void toIdle(Conn &C);

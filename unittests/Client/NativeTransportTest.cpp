@@ -70,76 +70,92 @@ std::vector<RequestRecord> sequential(EventLoop &Loop, const std::string &Url,
   return Out;
 }
 
-class BothTransports : public ::testing::TestWithParam<bool> {
-protected:
-  RequestRecord exchange(const std::string &Model, const std::string &Path = "/v1/chat/completions",
-                         int MaxTokens = 5) {
-    TransportOptions TO;
-    TO.RequestTimeoutMs = 20000;
-    TO.ForceLibcurl = GetParam();
-    EventLoop Loop(TO);
-    RequestRecord Out;
-    Loop.stream(request(Srv.url(Path), Model, MaxTokens), fields(MaxTokens),
-                [&](RequestRecord &&R) { Out = std::move(R); });
-    Loop.run();
-    return Out;
-  }
+/// One request through the native transport or through libcurl.
+RequestRecord exchange(const Server &Srv, bool ViaLibcurl, const std::string &Model,
+                       const std::string &Path, int MaxTokens) {
+  TransportOptions TO;
+  TO.RequestTimeoutMs = 20000;
+  TO.ForceLibcurl = ViaLibcurl;
+  EventLoop Loop(TO);
+  RequestRecord Out;
+  Loop.stream(request(Srv.url(Path), Model, MaxTokens), fields(MaxTokens),
+              [&](RequestRecord &&R) { Out = std::move(R); });
+  Loop.run();
+  return Out;
+}
+
+TEST(BothTransports, AgreeOnEveryOutcome) {
+  // Every response the stream server can give, through both transports: the
+  // same class, message, status, token counts and number of chunks, and
+  // timestamps in causal order on both.
   Server Srv;
-};
-
-TEST_P(BothTransports, SuccessfulStream) {
-  RequestRecord R = exchange("m");
-  ASSERT_TRUE(R.ok()) << R.ErrorMessage;
-  EXPECT_EQ(R.HttpStatus, 200);
-  EXPECT_TRUE(R.UsageFromServer);
-  EXPECT_EQ(R.OutputTokens, 5);
-  ASSERT_EQ(R.ChunkNs.size(), 5u);
-  EXPECT_EQ(R.ChunkNs.front(), R.FirstTokenNs);
-  EXPECT_LE(R.ScheduledNs, R.DispatchedNs);
-  EXPECT_LE(R.DispatchedNs, R.SentNs);
-  EXPECT_LE(R.SentNs, R.FirstByteNs);
-  EXPECT_LE(R.FirstByteNs, R.FirstTokenNs);
-  EXPECT_LE(R.FirstTokenNs, R.EndNs);
-  EXPECT_TRUE(std::is_sorted(R.ChunkNs.begin(), R.ChunkNs.end()));
+  struct Case {
+    const char *Model, *Path;
+    int MaxTokens;
+    ErrorKind Expected;
+  };
+  const Case Cases[] = {
+      {"m", "/v1/chat/completions", 5, ErrorKind::None},
+      {"m", "/v1/completions", 3, ErrorKind::None},
+      {"no-usage", "/v1/chat/completions", 4, ErrorKind::None},
+      {"close-after", "/v1/chat/completions", 5, ErrorKind::None},
+      {"until-close", "/v1/completions", 5, ErrorKind::None},
+      {"fail-context", "/v1/chat/completions", 5, ErrorKind::ContextOverflow},
+      {"fail-500", "/v1/chat/completions", 5, ErrorKind::HttpStatus},
+      {"fail-malformed", "/v1/chat/completions", 5, ErrorKind::MalformedStream},
+      {"fail-truncated", "/v1/chat/completions", 5, ErrorKind::MalformedStream},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Model);
+    RequestRecord N = exchange(Srv, false, C.Model, C.Path, C.MaxTokens);
+    RequestRecord L = exchange(Srv, true, C.Model, C.Path, C.MaxTokens);
+    EXPECT_EQ(N.Error, C.Expected) << N.ErrorMessage;
+    EXPECT_EQ(L.Error, N.Error) << L.ErrorMessage;
+    EXPECT_EQ(L.ErrorMessage, N.ErrorMessage);
+    EXPECT_EQ(L.HttpStatus, N.HttpStatus);
+    EXPECT_EQ(L.InputTokens, N.InputTokens);
+    EXPECT_EQ(L.OutputTokens, N.OutputTokens);
+    EXPECT_EQ(L.UsageFromServer, N.UsageFromServer);
+    EXPECT_EQ(L.ChunkNs.size(), N.ChunkNs.size());
+    for (const RequestRecord *R : {&N, &L}) {
+      if (!R->ok())
+        continue;
+      EXPECT_EQ(R->ChunkNs.size(), size_t(C.MaxTokens));
+      EXPECT_TRUE(R->ScheduledNs <= R->DispatchedNs && R->DispatchedNs <= R->SentNs &&
+                  R->SentNs <= R->FirstByteNs && R->FirstByteNs <= R->FirstTokenNs &&
+                  R->FirstTokenNs <= R->EndNs);
+      EXPECT_TRUE(std::is_sorted(R->ChunkNs.begin(), R->ChunkNs.end()));
+    }
+  }
 }
 
-TEST_P(BothTransports, ClassifyTheSameWay) {
-  EXPECT_EQ(exchange("fail-context").Error, ErrorKind::ContextOverflow);
-  RequestRecord E500 = exchange("fail-500");
-  EXPECT_EQ(E500.Error, ErrorKind::HttpStatus);
-  EXPECT_EQ(E500.ErrorMessage, "HTTP 500: {\"error\":{\"message\":\"engine died\"}}");
-  EXPECT_EQ(exchange("fail-malformed").Error, ErrorKind::MalformedStream);
-  RequestRecord Cut = exchange("fail-truncated");
-  EXPECT_EQ(Cut.Error, ErrorKind::MalformedStream);
-  EXPECT_EQ(Cut.ErrorMessage, "stream ended without [DONE]");
-  RequestRecord NoUsage = exchange("no-usage", "/v1/chat/completions", 4);
-  ASSERT_TRUE(NoUsage.ok()) << NoUsage.ErrorMessage;
-  EXPECT_FALSE(NoUsage.UsageFromServer);
-  EXPECT_EQ(NoUsage.OutputTokens, 4);
-}
-
-TEST_P(BothTransports, FramingsOtherThanChunked) {
-  RequestRecord Close = exchange("close-after");
-  ASSERT_TRUE(Close.ok()) << Close.ErrorMessage;
-  EXPECT_EQ(Close.ChunkNs.size(), 5u);
-  RequestRecord UntilClose = exchange("until-close");
-  ASSERT_TRUE(UntilClose.ok()) << UntilClose.ErrorMessage;
-  EXPECT_EQ(UntilClose.ChunkNs.size(), 5u);
-}
-
-INSTANTIATE_TEST_SUITE_P(Transports, BothTransports, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool> &I) {
-                           return I.param ? "Libcurl" : "Native";
-                         });
-
-TEST(NativeTransport, KeepAliveReusesOneConnection) {
+/// Sends N requests for Model one after the other on one loop; every one
+/// must succeed. Returns how many connections the server accepted.
+uint64_t connectionsFor(const std::string &Model, int N, uint64_t *Served = nullptr) {
   Server Srv;
   EventLoop Loop;
-  std::vector<RequestRecord> Rs = sequential(Loop, Srv.url(), "m", 20);
-  ASSERT_EQ(Rs.size(), 20u);
+  std::vector<RequestRecord> Rs = sequential(Loop, Srv.url(), Model, N);
+  EXPECT_EQ(Rs.size(), size_t(N));
   for (const RequestRecord &R : Rs)
     EXPECT_TRUE(R.ok()) << R.ErrorMessage;
-  EXPECT_EQ(Srv.S->connectionsAccepted(), 1u);
+  if (Served)
+    *Served = Srv.S->requestsServed();
+  return Srv.S->connectionsAccepted();
+}
+
+TEST(NativeTransport, KeepAliveReusesOneConnection) { EXPECT_EQ(connectionsFor("m", 20), 1u); }
+
+TEST(NativeTransport, ConnectionCloseIsHonoured) {
+  EXPECT_EQ(connectionsFor("close-after", 3), 3u);
+}
+
+TEST(NativeTransport, ReusedConnectionClosedUnansweredIsRetriedOnce) {
+  // The server drops every request that arrives on a connection it already
+  // used, as one whose keep-alive timeout just expired: each such request
+  // goes out again on a fresh connection and succeeds.
+  uint64_t Served = 0;
+  EXPECT_EQ(connectionsFor("drop-reused", 3, &Served), 3u);
+  EXPECT_EQ(Served, 3u);
 }
 
 TEST(NativeTransport, ConcurrentStreamsGetConnectionsThatAreThenReused) {
@@ -159,29 +175,6 @@ TEST(NativeTransport, ConcurrentStreamsGetConnectionsThatAreThenReused) {
   Loop.run();
   EXPECT_EQ(Done, 16);
   EXPECT_EQ(Srv.S->connectionsAccepted(), 8u);
-}
-
-TEST(NativeTransport, ConnectionCloseIsHonoured) {
-  Server Srv;
-  EventLoop Loop;
-  std::vector<RequestRecord> Rs = sequential(Loop, Srv.url(), "close-after", 3);
-  for (const RequestRecord &R : Rs)
-    EXPECT_TRUE(R.ok()) << R.ErrorMessage;
-  EXPECT_EQ(Srv.S->connectionsAccepted(), 3u);
-}
-
-TEST(NativeTransport, ReusedConnectionClosedUnansweredIsRetriedOnce) {
-  // The server drops every request that arrives on a connection it already
-  // used, as one whose keep-alive timeout just expired: each such request
-  // goes out again on a fresh connection and succeeds.
-  Server Srv;
-  EventLoop Loop;
-  std::vector<RequestRecord> Rs = sequential(Loop, Srv.url(), "drop-reused", 3);
-  ASSERT_EQ(Rs.size(), 3u);
-  for (const RequestRecord &R : Rs)
-    EXPECT_TRUE(R.ok()) << R.ErrorMessage;
-  EXPECT_EQ(Srv.S->connectionsAccepted(), 3u);
-  EXPECT_EQ(Srv.S->requestsServed(), 3u);
 }
 
 TEST(NativeTransport, HostNamesResolve) {
@@ -207,15 +200,21 @@ TEST(NativeTransport, HeaderWithALineBreakIsNotSent) {
   EXPECT_EQ(Srv.S->requestsServed(), 0u);
 }
 
-TEST(NativeTransport, RequestTimeoutEndsAStalledResponse) {
+/// One request for Model under Options.
+RequestRecord onlyRequest(const std::string &Model, const TransportOptions &Options) {
   Server Srv;
+  EventLoop Loop(Options);
+  std::vector<RequestRecord> Rs = sequential(Loop, Srv.url(), Model, 1);
+  EXPECT_EQ(Rs.size(), 1u);
+  return Rs.empty() ? RequestRecord() : Rs[0];
+}
+
+TEST(NativeTransport, RequestTimeoutEndsAStalledResponse) {
   TransportOptions TO;
   TO.RequestTimeoutMs = 300;
-  EventLoop Loop(TO);
-  std::vector<RequestRecord> Rs = sequential(Loop, Srv.url(), "stall", 1);
-  ASSERT_EQ(Rs.size(), 1u);
-  EXPECT_EQ(Rs[0].Error, ErrorKind::Timeout);
-  EXPECT_EQ(Rs[0].ErrorMessage, "no complete response within the request timeout of 0.3 s");
+  RequestRecord R = onlyRequest("stall", TO);
+  EXPECT_EQ(R.Error, ErrorKind::Timeout);
+  EXPECT_EQ(R.ErrorMessage, "no complete response within the request timeout of 0.3 s");
 }
 
 TEST(NativeTransport, StallHandlerRunsWhenNoRequestProgresses) {
@@ -270,14 +269,11 @@ TEST(NativeTransport, ProgressElsewhereIsNotAStall) {
 }
 
 TEST(NativeTransport, OverlongSseLineFailsTheRequest) {
-  Server Srv;
   TransportOptions TO;
   TO.MaxSseLineBytes = 16;
-  EventLoop Loop(TO);
-  std::vector<RequestRecord> Rs = sequential(Loop, Srv.url(), "m", 1);
-  ASSERT_EQ(Rs.size(), 1u);
-  EXPECT_EQ(Rs[0].Error, ErrorKind::MalformedStream);
-  EXPECT_EQ(Rs[0].ErrorMessage,
+  RequestRecord R = onlyRequest("m", TO);
+  EXPECT_EQ(R.Error, ErrorKind::MalformedStream);
+  EXPECT_EQ(R.ErrorMessage,
             "an SSE line or event longer than 16 bytes; the response was dropped from there");
 }
 

@@ -81,8 +81,8 @@ ErrorKind classifyHttpError(long Status, std::string_view Body);
 /// stopStats()).
 struct LoopStats {
   double WallSeconds = 0;
-  double CpuSeconds = 0;  ///< the loop thread's CPU time, spinning excluded
-  double SpinSeconds = 0; ///< time spent polling for a precise timer
+  double CpuSeconds = 0;    ///< the loop thread's CPU time, spinning excluded
+  double SpinSeconds = 0;   ///< time spent polling for a precise timer
   int RealtimePriority = 0; ///< SCHED_FIFO priority the loop ran at; 0 = normal
   /// Loop lag: how late a probe timer, due every ProbePeriodNs, ran.
   std::vector<double> LagSeconds;

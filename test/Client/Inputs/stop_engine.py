@@ -29,31 +29,22 @@ import urllib.request
 
 
 def processes_with(marker, name=None):
+    """Live processes (pid, command line) whose command line names marker."""
+    ps = subprocess.run(["ps", "-e", "-o", "pid=,stat=,comm=,args="], capture_output=True,
+                        text=True, check=True).stdout
     found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
+    for row in ps.splitlines():
+        pid, stat, comm, args = (row.split(None, 3) + ["", "", "", ""])[:4]
+        if int(pid) == os.getpid() or stat.startswith("Z") or "stop_engine.py" in args:
             continue
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                argv = f.read().split(b"\0")
-            with open("/proc/%s/stat" % pid) as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    continue  # already dead, only not yet reaped
-        except OSError:
-            continue
-        text = b" ".join(argv).decode(errors="replace")
-        if marker in text and "stop_engine.py" not in text and (
-                name is None or os.path.basename(argv[0].decode(errors="replace")) == name):
-            found.append((int(pid), text))
+        if marker in args and (name is None or comm == name[:15]):
+            found.append((int(pid), args))
     return found
 
 
 def lines(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read().count(b"\n")
-    except OSError:
-        return -1
+    """Complete lines in path so far; -1 while it does not exist."""
+    return open(path, "rb").read().count(b"\n") if os.path.exists(path) else -1
 
 
 def main():
