@@ -360,7 +360,15 @@ void EventLoop::NativeHttp::Conn::writeRequest() {
       continue;
     if (Sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
       return; // the next EPOLLOUT edge resumes
-    failed(Sent < 0 ? errno : EPIPE);
+    int Err = Sent < 0 ? errno : EPIPE;
+    if (Err == EPIPE || Err == ECONNRESET) {
+      // The server may have answered (a 413 before reading the whole body)
+      // and closed: read what it said before calling it a failure.
+      readAvailable(EPOLLRDHUP);
+      if (Dead || !X)
+        return;
+    }
+    failed(Err);
     return;
   }
   Ph = Phase::Reading;

@@ -177,6 +177,23 @@ TEST(NativeTransport, ConcurrentStreamsGetConnectionsThatAreThenReused) {
   EXPECT_EQ(Srv.S->connectionsAccepted(), 8u);
 }
 
+TEST(NativeTransport, LargeBodyGoesOutAcrossPartialWrites) {
+  // 8 MiB does not fit a socket buffer: the write resumes on EPOLLOUT edges.
+  Server Srv;
+  EventLoop Loop;
+  StreamRequest Req = request(Srv.url("/v1/completions"), "m", 2);
+  std::string Prompt;
+  for (int I = 0; I < 1 << 20; ++I)
+    Prompt += "word ";
+  Prompt += "end";
+  Req.Body = "{\"model\":\"m\",\"prompt\":\"" + Prompt + "\",\"max_tokens\":2}";
+  RequestRecord Out;
+  Loop.stream(Req, fields(2), [&](RequestRecord &&R) { Out = std::move(R); });
+  Loop.run();
+  ASSERT_TRUE(Out.ok()) << Out.ErrorMessage;
+  EXPECT_EQ(Out.InputTokens, (1 << 20) + 1); // the server counts the spaces, plus one
+}
+
 TEST(NativeTransport, HostNamesResolve) {
   Server Srv;
   EventLoop Loop;
