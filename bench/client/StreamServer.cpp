@@ -29,6 +29,10 @@ struct Conn {
   std::string In, Out;
   size_t OutOff = 0;
   bool Streaming = false, Chat = false, WantWrite = false;
+  bool Raw = false;              // body without chunked framing
+  bool CloseWhenFlushed = false; // close once Out is sent
+  bool Closing = false;          // take no more requests
+  int Responses = 0;
   Mode M = Mode::Normal;
   int64_t Remaining = 0, Emitted = 0, Prompt = 0;
 };
@@ -41,11 +45,14 @@ void appendChunk(std::string &Out, std::string_view Data) {
   Out.append("\r\n");
 }
 
-void appendEvent(std::string &Out, std::string_view Json) {
+void appendEvent(std::string &Out, std::string_view Json, bool Raw = false) {
   std::string Ev;
   Ev.reserve(Json.size() + 8);
   Ev.append("data: ").append(Json).append("\n\n");
-  appendChunk(Out, Ev);
+  if (Raw)
+    Out.append(Ev);
+  else
+    appendChunk(Out, Ev);
 }
 
 std::string lower(std::string S) {
@@ -64,6 +71,8 @@ struct StreamServer::Impl {
   mutable std::mutex SessionsMutex;
   std::set<std::string> Sessions;
   std::atomic<uint64_t> *Served = nullptr;
+  std::atomic<uint64_t> Accepted{0};
+  std::vector<int> ToClose; // closed after the current event, not during it
 
   void flush(Conn &C) {
     while (C.OutOff < C.Out.size()) {
@@ -87,6 +96,10 @@ struct StreamServer::Impl {
     }
     C.Out.clear();
     C.OutOff = 0;
+    if (C.CloseWhenFlushed) {
+      ToClose.push_back(C.Fd);
+      return;
+    }
     if (C.WantWrite) {
       epoll_event Ev{};
       Ev.events = EPOLLIN;
@@ -107,7 +120,7 @@ struct StreamServer::Impl {
 
   // Parses every complete request in C.In.
   void handleInput(Conn &C) {
-    while (!C.Streaming) {
+    while (!C.Streaming && !C.Closing) {
       size_t HeadEnd = C.In.find("\r\n\r\n");
       if (HeadEnd == std::string::npos)
         return;
@@ -132,6 +145,14 @@ struct StreamServer::Impl {
   }
 
   void startRequest(Conn &C, const std::string &Head, const std::string &Body) {
+    if (Body.find("\"model\":\"drop-reused\"") != std::string::npos && C.Responses > 0) {
+      // Closed without an answer, as a server whose keep-alive timeout
+      // expired just as the request arrived.
+      C.Closing = true;
+      ToClose.push_back(C.Fd);
+      return;
+    }
+    ++C.Responses;
     ++*Served;
     if (Head.rfind("GET /health", 0) == 0) {
       respond(C, 200, "{}");
@@ -166,17 +187,28 @@ struct StreamServer::Impl {
     C.Remaining = MaxTokens;
     C.Emitted = 0;
     C.Streaming = true;
-    C.Out.append("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                 "Transfer-Encoding: chunked\r\n\r\n");
+    // Framings other than chunked keep-alive, for the transport's tests.
+    C.Raw = Has("until-close");
+    if (C.Raw) {
+      C.Out.append("HTTP/1.0 200 OK\r\nContent-Type: text/event-stream\r\n\r\n");
+    } else {
+      C.Out.append("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                   "Transfer-Encoding: chunked\r\n");
+      C.Out.append(Has("close-after") ? "Connection: close\r\n\r\n" : "\r\n");
+    }
+    C.CloseWhenFlushed = false;
+    C.Closing = C.Raw || Has("close-after");
     if (Chat)
-      appendEvent(C.Out, "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}");
+      appendEvent(C.Out, "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}", C.Raw);
+    if (Has("stall"))
+      return; // the head, then nothing, ever
     Streaming.push_back(C.Fd);
   }
 
   // One chunk for one stream; returns false when the stream finished.
   bool emit(Conn &C) {
     if (C.M == Mode::Malformed) {
-      appendEvent(C.Out, "{not json");
+      appendEvent(C.Out, "{not json", C.Raw);
       C.Remaining = 0;
     } else {
       int64_t N = std::min(C.Remaining, std::max<int64_t>(1, O.TokensPerChunk));
@@ -185,7 +217,7 @@ struct StreamServer::Impl {
       for (int64_t K = 0; K < N; ++K)
         Json += "tok ";
       Json += C.Chat ? "\"}}]}" : "\"}]}";
-      appendEvent(C.Out, Json);
+      appendEvent(C.Out, Json, C.Raw);
       C.Emitted += N;
       C.Remaining -= N;
     }
@@ -197,11 +229,13 @@ struct StreamServer::Impl {
                     "{\"choices\":[],\"usage\":{\"prompt_tokens\":%lld,\"completion_tokens\":%lld,"
                     "\"total_tokens\":%lld,\"prompt_tokens_details\":{\"cached_tokens\":0}}}",
                     (long long)C.Prompt, (long long)C.Emitted, (long long)(C.Prompt + C.Emitted));
-      appendEvent(C.Out, Usage);
+      appendEvent(C.Out, Usage, C.Raw);
     }
     if (C.M != Mode::Truncated && C.M != Mode::Malformed)
-      appendEvent(C.Out, "[DONE]");
-    C.Out.append("0\r\n\r\n");
+      appendEvent(C.Out, "[DONE]", C.Raw);
+    if (!C.Raw)
+      C.Out.append("0\r\n\r\n");
+    C.CloseWhenFlushed = C.Closing;
     C.Streaming = false;
     return false;
   }
@@ -226,6 +260,15 @@ struct StreamServer::Impl {
         handleInput(It->second);
         flush(It->second);
       }
+    closeDeferred();
+  }
+
+  void closeDeferred() {
+    std::vector<int> Fds;
+    Fds.swap(ToClose);
+    for (int Fd : Fds)
+      if (Conns.count(Fd))
+        closeConn(Fd);
   }
 
   void closeConn(int Fd) {
@@ -246,6 +289,7 @@ struct StreamServer::Impl {
       Ev.data.fd = Fd;
       epoll_ctl(EpollFd, EPOLL_CTL_ADD, Fd, &Ev);
       Conns[Fd].Fd = Fd;
+      ++Accepted;
     }
   }
 
@@ -269,6 +313,7 @@ struct StreamServer::Impl {
     }
     handleInput(C);
     flush(C);
+    closeDeferred();
   }
 };
 
@@ -336,6 +381,7 @@ void StreamServer::serve() {
         if (Events[K].events & EPOLLOUT)
           if (auto It = I->Conns.find(Fd); It != I->Conns.end())
             I->flush(It->second);
+        I->closeDeferred();
         if (Events[K].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
           I->readable(Fd);
       }
@@ -356,6 +402,8 @@ void StreamServer::stop() {
     [[maybe_unused]] ssize_t N = ::write(I->WakeFd, &One, sizeof(One));
   }
 }
+
+uint64_t StreamServer::connectionsAccepted() const { return I->Accepted.load(); }
 
 size_t StreamServer::distinctSessions() const {
   std::lock_guard<std::mutex> G(I->SessionsMutex);

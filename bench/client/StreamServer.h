@@ -2,11 +2,15 @@
 //
 // Test and benchmark support, not product code. One epoll thread serving
 // HTTP/1.1 keep-alive and streaming OpenAI-style SSE completions (one word, or
-// TokensPerChunk words, per chunk, a usage chunk, then [DONE]) at a fixed inter-token tick, cheap enough
-// that the client under test stays the bottleneck. The model name selects a
-// failure for error-classification tests: "fail-context" (400 context
-// overflow), "fail-500", "fail-malformed" (non-JSON event), "fail-truncated"
-// (connection closed before [DONE]), "no-usage" (no usage chunk).
+// TokensPerChunk words, per chunk, a usage chunk, then [DONE]) at a fixed
+// inter-token tick, cheap enough that the client under test stays the
+// bottleneck. The model name selects a failure for error-classification
+// tests: "fail-context" (400 context overflow), "fail-500", "fail-malformed"
+// (non-JSON event), "fail-truncated" (connection closed before [DONE]),
+// "no-usage" (no usage chunk); or a framing for the transport's tests:
+// "close-after" (Connection: close), "until-close" (an HTTP/1.0 body ended by
+// the close), "drop-reused" (a request on a connection that already served
+// one is closed unanswered), "stall" (the head, then nothing).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +46,8 @@ public:
   void serveInBackground();
   void stop();
   uint64_t requestsServed() const { return Served.load(); }
+  /// TCP connections accepted so far.
+  uint64_t connectionsAccepted() const;
   /// Session ids seen in X-Session-ID headers (distinct count).
   size_t distinctSessions() const;
 

@@ -2,7 +2,7 @@
 """Client benchmark: arecipe-load vs the reference aiohttp client, same server, same run.
 
   run_bench.py --build BUILD_DIR [--repeat N] [--tokens-per-chunk K] [--pin]
-               [--only tokens,conc,lag]
+               [--load N] [--only tokens,conc,scale,lag]
 
 Starts bench/client's fast streaming server (its own process, 127.0.0.1,
 ephemeral port), then for each scenario runs arecipe-load and ref_client.py
@@ -11,14 +11,20 @@ wait4(2). With --repeat N every measurement is taken N times (the two clients
 alternating) and the table shows medians, the notes every run. --pin puts the
 server on CPU 0 and the clients on CPU 1, so neither steals the other's core.
 --tokens-per-chunk K makes the server put K tokens in each SSE chunk, as
-speculative decoding does. Prints a markdown table. Kills the server on exit.
+speculative decoding does. --load N adds N busy-looping processes for the
+whole run, for a loaded machine on demand. Prints a markdown table and the
+load average before and after. Kills the server and the load on exit.
 
 Scenarios:
   tokens/CPU-s  closed loop, C=256, 2560 requests, ISL 128, OSL 256
   concurrency   closed loop at C in (256, 512, 1024), OSL 64: all requests
                 succeed and C are in flight at once (arecipe: peak_in_flight)
+  scale         closed loop at C=10,000, 20,000 requests, ISL 32, OSL 64:
+                every request successful, 10,000 in flight at once, every
+                record written; arecipe's own saturation verdict
   send lag      open loop, Poisson 400 req/s, 4000 requests, OSL 16:
-                p99 of (actual send - scheduled send)
+                p99 of (actual send - scheduled send); arecipe-load twice,
+                with normal scheduling and with --realtime-priority 10
 """
 import argparse
 import json
@@ -57,28 +63,35 @@ def percentile(values, p):
     return v[lo] + (v[hi] - v[lo]) * (rank - lo)
 
 
-def arecipe(build, port_file, out, conc, n, isl, osl, rate=0.0):
+def arecipe(build, port_file, out, conc, n, isl, osl, rate=0.0, extra=()):
     cmd = [os.path.join(build, "bin", "arecipe-load"), "fixed", "--port-file", port_file,
            "--model", "m", "--api", "completions", "--isl", str(isl), "--osl", str(osl),
            "--concurrency", str(conc), "--num-prompts", str(n), "--warmup", "0",
            "--metrics-url", "none", "--quiet", "--request-timeout-s", "300", "--out", out]
     if rate:
         cmd += ["--request-rate", str(rate), "--arrival", "poisson"]
+    cmd += list(extra)
     _, err, rc, cpu = run_measured(cmd)
     summary = json.load(open(os.path.join(out, "summary.json")))
     tokens = 0
+    records = 0
     sent_lag = []
     with open(os.path.join(out, "records.jsonl")) as f:
         for line in f:
             r = json.loads(line)
+            records += 1
             tokens += r["output_tokens"]
             if r["sent_ns"]:
                 sent_lag.append((r["sent_ns"] - r["scheduled_ns"]) / 1e9)
     c = summary["arecipe_client"]
     return {"ok": summary["num_requests_successful"], "tokens": tokens, "cpu_s": cpu,
+            "records": records,
             "wall_s": summary["request_metrics"]["throughput"]["duration_seconds"],
             "peak": c["peak_in_flight"], "lag_p99_s": c["send_lag"]["p99"],
             "lag_p50_s": c["send_lag"]["p50"], "sent_lag_p99_s": percentile(sent_lag, 99),
+            "bound": c.get("client_bound"), "bound_reason": c.get("client_bound_reason", ""),
+            "loop_lag_p99_s": c.get("loop_lag", {}).get("p99", 0),
+            "loop_cpu": c.get("loop_cpu_fraction", 0), "rt": c.get("loop_realtime_priority", 0),
             "rc": rc, "err": err.strip()[-300:]}
 
 
@@ -107,12 +120,16 @@ def main():
     ap.add_argument("--tokens-per-chunk", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--pin", action="store_true")
-    ap.add_argument("--only", default="tokens,conc,lag")
+    ap.add_argument("--only", default="tokens,conc,scale,lag")
+    ap.add_argument("--load", type=int, default=0)
     args = ap.parse_args()
     only = set(args.only.split(","))
     if args.pin:
         CLIENT_CPUS = {1}
     tmp = tempfile.mkdtemp(prefix="client-bench-")
+    load_before = open("/proc/loadavg").read().split()[:3]
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                start_new_session=True) for _ in range(args.load)]
     port_file = os.path.join(tmp, "port")
     server = subprocess.Popen(
         [os.path.join(args.build, "bench", "client", "arecipe-bench-stream-server"),
@@ -151,6 +168,9 @@ def main():
             notes.append("tokens/CPU-s runs: arecipe " +
                          ", ".join(f"{r['tps']:,.0f}" for r in a_runs) + "; reference " +
                          ", ".join(f"{r['tps']:,.0f}" for r in p_runs))
+            notes.append("tokens runs, arecipe loop CPU / loop lag p99 / client_bound: " +
+                         ", ".join(f"{r['loop_cpu']:.2f} / {r['loop_lag_p99_s'] * 1e3:.2f} ms / "
+                                   f"{r['bound']}" for r in a_runs))
 
         if "conc" in only:
             best_a = best_p = 0
@@ -168,22 +188,55 @@ def main():
             rows.append(("highest concurrency tried with every request successful (256/512/1024)",
                          str(best_a), str(best_p), "-"))
 
-        if "lag" in only:
+        if "scale" in only:
             a_runs, p_runs = both(
-                lambda: arecipe(args.build, port_file, os.path.join(tmp, "r"), 0, 4000, 32, 16,
-                                rate=400),
-                lambda: reference(url, 0, 4000, 32, 16, rate=400))
-            la, lp = median_of(a_runs, "lag_p99_s"), median_of(p_runs, "lag_p99_s")
-            rows.append(("send lag p99, Poisson 400 req/s (actual - scheduled)",
-                         f"{la * 1e3:.3f} ms (p50 {median_of(a_runs, 'lag_p50_s') * 1e3:.3f})",
-                         f"{lp * 1e3:.3f} ms (p50 {median_of(p_runs, 'lag_p50_s') * 1e3:.3f})",
-                         f"{lp / la:.0f}x lower" if la else "-"))
-            notes.append("arecipe first body byte written - scheduled, p99 runs (ms): " +
-                         ", ".join(f"{r['sent_lag_p99_s'] * 1e3:.3f}" for r in a_runs))
-            notes.append("send lag p99 runs (ms): arecipe " +
-                         ", ".join(f"{r['lag_p99_s'] * 1e3:.3f}" for r in a_runs) +
-                         "; reference " +
-                         ", ".join(f"{r['lag_p99_s'] * 1e3:.3f}" for r in p_runs))
+                lambda: arecipe(args.build, port_file, os.path.join(tmp, "s"), 10000, 20000, 32,
+                                64),
+                lambda: reference(url, 10000, 20000, 32, 64))
+            for r in a_runs:
+                notes.append(f"C=10,000: arecipe {r['ok']}/20000 ok, {r['records']} records, "
+                             f"peak {r['peak']}, {r['cpu_s']:.2f} CPU-s, "
+                             f"{r['tokens'] / r['cpu_s']:,.0f} tok/CPU-s, loop CPU "
+                             f"{r['loop_cpu']:.2f}, loop lag p99 {r['loop_lag_p99_s'] * 1e3:.2f} ms"
+                             f", client_bound {r['bound']} {r['bound_reason']}")
+            for r in p_runs:
+                notes.append(f"C=10,000: reference {r.get('ok', 0)}/20000 ok, "
+                             f"{r['cpu_s']:.2f} CPU-s" + (f", failed: {r.get('err')}"
+                                                         if r.get("rc") else ""))
+            a_all = all(r["ok"] == 20000 and r["records"] == 20000 and r["peak"] == 10000
+                        for r in a_runs)
+            p_all = all(r.get("ok") == 20000 for r in p_runs)
+            rows.append(("10,000 concurrent streams, 20,000 requests: all successful",
+                         f"{'yes' if a_all else 'NO'} ({median_of(a_runs, 'cpu_s'):.2f} CPU-s)",
+                         f"{'yes' if p_all else 'NO'} ({median_of(p_runs, 'cpu_s'):.2f} CPU-s)",
+                         f"{median_of(p_runs, 'cpu_s') / median_of(a_runs, 'cpu_s'):.1f}x less CPU"))
+
+        if "lag" in only:
+            runs = {"normal": [], "rt": [], "ref": []}
+            for _ in range(args.repeat):
+                runs["normal"].append(arecipe(args.build, port_file, os.path.join(tmp, "r"), 0,
+                                              4000, 32, 16, rate=400))
+                runs["rt"].append(arecipe(args.build, port_file, os.path.join(tmp, "rt"), 0, 4000,
+                                          32, 16, rate=400, extra=["--realtime-priority", "10"]))
+                runs["ref"].append(reference(url, 0, 4000, 32, 16, rate=400))
+            lp = median_of(runs["ref"], "lag_p99_s")
+            for key, label in (("normal", "normal scheduling"),
+                               ("rt", "--realtime-priority 10")):
+                la = median_of(runs[key], "lag_p99_s")
+                granted = all(r["rt"] for r in runs[key]) if key == "rt" else True
+                rows.append((f"send lag p99, Poisson 400 req/s, arecipe with {label}"
+                             + ("" if granted else " (REFUSED: ran normally)"),
+                             f"{la * 1e3:.3f} ms (p50 {median_of(runs[key], 'lag_p50_s') * 1e3:.3f})",
+                             f"{lp * 1e3:.3f} ms (p50 {median_of(runs['ref'], 'lag_p50_s') * 1e3:.3f})",
+                             f"{lp / la:.0f}x lower" if la else "-"))
+                notes.append(f"send lag p99 runs (ms), {label}: " +
+                             ", ".join(f"{r['lag_p99_s'] * 1e3:.3f}" for r in runs[key]) +
+                             "; first body byte written - scheduled, p99: " +
+                             ", ".join(f"{r['sent_lag_p99_s'] * 1e3:.3f}" for r in runs[key]) +
+                             "; loop lag p99: " +
+                             ", ".join(f"{r['loop_lag_p99_s'] * 1e3:.2f}" for r in runs[key]))
+            notes.append("send lag p99 runs (ms), reference: " +
+                         ", ".join(f"{r['lag_p99_s'] * 1e3:.3f}" for r in runs["ref"]))
 
         print("| measure | arecipe-load | ref_client.py (aiohttp) | ratio |")
         print("|---|---|---|---|")
@@ -192,9 +245,15 @@ def main():
         print()
         for n in notes:
             print("- " + n)
+        print("- load average before: %s; after: %s; extra busy processes: %d" %
+              (" ".join(load_before), " ".join(open("/proc/loadavg").read().split()[:3]),
+               args.load))
     finally:
         os.killpg(server.pid, signal.SIGKILL)
         server.wait()
+        for b in burners:
+            os.killpg(b.pid, signal.SIGKILL)
+            b.wait()
 
 
 if __name__ == "__main__":

@@ -21,6 +21,41 @@ int64_t arecipe::client::expectedOutputTokens(const std::vector<RequestRecord> &
   return Sum;
 }
 
+ClientSaturation arecipe::client::clientSaturation(const RunResult &Run) {
+  ClientSaturation S;
+  if (!Run.ClientLoop)
+    return S;
+  const LoopStats &L = *Run.ClientLoop;
+  S.Measured = true;
+  S.Lag = summarize(L.LagSeconds);
+  S.CpuSeconds = L.CpuSeconds;
+  S.WallSeconds = L.WallSeconds;
+  S.CpuFraction = L.WallSeconds > 0 ? L.CpuSeconds / L.WallSeconds : 0;
+  char Buf[200];
+  bool Busy = S.CpuFraction > ClientBoundCpuFraction;
+  bool Late = S.Lag.Count && S.Lag.P99 > ClientBoundLagP99Seconds;
+  if (Busy) {
+    std::snprintf(Buf, sizeof(Buf), "the event loop used %.0f %% of a core (limit %.0f %%)",
+                  S.CpuFraction * 100, ClientBoundCpuFraction * 100);
+    S.Reason = Buf;
+  }
+  if (Late) {
+    std::snprintf(Buf, sizeof(Buf), "event-loop lag p99 %.2f ms above %.2f ms", S.Lag.P99 * 1e3,
+                  ClientBoundLagP99Seconds * 1e3);
+    S.Reason += (S.Reason.empty() ? "" : "; ") + std::string(Buf);
+    if (!Busy) {
+      // Late without being busy: the loop waited for a CPU, not for itself.
+      std::snprintf(Buf, sizeof(Buf),
+                    " while the loop used %.0f %% of a core: other work on this machine "
+                    "delayed it",
+                    S.CpuFraction * 100);
+      S.Reason += Buf;
+    }
+  }
+  S.Bound = !S.Reason.empty();
+  return S;
+}
+
 static ordered_json stats(const Distribution &D) {
   ordered_json J;
   J["mean"] = D.Mean;
@@ -109,6 +144,15 @@ ordered_json arecipe::client::buildCellSummary(const CellMetrics &M, const RunRe
   C["send_lag"] = stats(M.SendLag);
   C["client_cpu_seconds"] = Run.ClientCpuSeconds;
   C["peak_in_flight"] = Run.PeakInFlight;
+  C["stalled"] = Run.Stalled;
+  if (ClientSaturation Sat = clientSaturation(Run); Sat.Measured) {
+    // Present either way, so every measured summary has the same shape.
+    C["client_bound"] = Sat.Bound;
+    C["client_bound_reason"] = Sat.Bound ? ordered_json(Sat.Reason) : ordered_json(nullptr);
+    C["loop_lag"] = stats(Sat.Lag);
+    C["loop_cpu_fraction"] = Sat.CpuFraction;
+    C["loop_realtime_priority"] = Run.ClientLoop->RealtimePriority;
+  }
   return J;
 }
 

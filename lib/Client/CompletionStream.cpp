@@ -374,12 +374,25 @@ static bool choiceHasOutput(const json &Choice) {
          nonEmptyString(*Delta, "reasoning") || nonEmptyArray(*Delta, "tool_calls");
 }
 
-static int64_t intOr(const json &Obj, const char *Key, int64_t Default) {
+// A usage count: a non-negative integer, or Default when absent or null.
+// Anything else is noted in Problem (the first one wins) and ignored.
+static int64_t usageCount(const json &Obj, const char *Key, int64_t Default, std::string &Problem,
+                          const char *Path) {
   auto It = Obj.find(Key);
-  return It != Obj.end() && It->is_number_integer() ? It->get<int64_t>() : Default;
+  if (It == Obj.end() || It->is_null())
+    return Default;
+  if (It->is_number_unsigned() && It->get<uint64_t>() <= uint64_t(INT64_MAX))
+    return It->get<int64_t>();
+  if (Problem.empty())
+    Problem = std::string(Path) + " is " + It->dump() + ", not a count";
+  return Default;
 }
 
 ChunkKind CompletionStreamDecoder::onEvent(std::string_view Data) {
+  if (Done) {
+    ++AfterDoneEvents;
+    return ChunkKind::AfterDone;
+  }
   if (Data == "[DONE]") {
     Done = true;
     return ChunkKind::Done;
@@ -406,10 +419,13 @@ ChunkKind CompletionStreamDecoder::onEvent(std::string_view Data) {
     return ChunkKind::Error;
   }
   if (auto UsageIt = J.find("usage"); UsageIt != J.end() && UsageIt->is_object()) {
-    U.PromptTokens = intOr(*UsageIt, "prompt_tokens", U.PromptTokens);
-    U.CompletionTokens = intOr(*UsageIt, "completion_tokens", U.CompletionTokens);
+    U.PromptTokens =
+        usageCount(*UsageIt, "prompt_tokens", U.PromptTokens, UsageFormat, "usage.prompt_tokens");
+    U.CompletionTokens = usageCount(*UsageIt, "completion_tokens", U.CompletionTokens, UsageFormat,
+                                    "usage.completion_tokens");
     if (auto D = UsageIt->find("prompt_tokens_details"); D != UsageIt->end() && D->is_object())
-      U.CachedTokens = intOr(*D, "cached_tokens", U.CachedTokens);
+      U.CachedTokens = usageCount(*D, "cached_tokens", U.CachedTokens, UsageFormat,
+                                  "usage.prompt_tokens_details.cached_tokens");
     GotUsage = U.CompletionTokens >= 0;
   }
   bool Output = false;
@@ -420,4 +436,25 @@ ChunkKind CompletionStreamDecoder::onEvent(std::string_view Data) {
     return ChunkKind::Other;
   ++OutputChunks;
   return ChunkKind::Output;
+}
+
+std::string arecipe::client::usageProblem(const Usage &U, int64_t OutputChunks, int64_t MaxTokens,
+                                          int64_t RequestBytes) {
+  auto N = [](int64_t V) { return std::to_string(V); };
+  if (U.CompletionTokens >= 0) {
+    if (MaxTokens > 0 && U.CompletionTokens > MaxTokens)
+      return "usage.completion_tokens " + N(U.CompletionTokens) +
+             " exceeds the request's max_tokens " + N(MaxTokens);
+    if (U.CompletionTokens < OutputChunks)
+      return "usage.completion_tokens " + N(U.CompletionTokens) + " is fewer than the " +
+             N(OutputChunks) + " output chunks streamed";
+  }
+  if (U.PromptTokens >= 0 && RequestBytes >= 0 &&
+      U.PromptTokens > RequestBytes + PromptTemplateAllowance)
+    return "usage.prompt_tokens " + N(U.PromptTokens) + " exceeds what a request body of " +
+           N(RequestBytes) + " bytes can hold";
+  if (U.CachedTokens >= 0 && U.PromptTokens >= 0 && U.CachedTokens > U.PromptTokens)
+    return "usage cached_tokens " + N(U.CachedTokens) + " exceeds prompt_tokens " +
+           N(U.PromptTokens);
+  return {};
 }

@@ -130,16 +130,26 @@ private:
         closedLoopNext(L, End, Phase::Measured, Now);
       return;
     }
-    SplitMix64 R(Spec.Seed ^ 0xa11a1ULL);
-    double T = 0;
-    for (int64_t I = NumWarmup; I < End; ++I) {
-      int64_t At = Now + int64_t(T * 1e9);
-      Loop.at(At, [this, I, At] { arrive(I, At); });
-      double Gap = W.Arrival == ArrivalMode::Poisson
-                       ? -std::log(1.0 - R.uniform()) / W.RequestRate
-                       : 1.0 / W.RequestRate;
-      T += Gap;
-    }
+    ArrivalBaseNs = Now;
+    NextArrival = NumWarmup;
+    scheduleNextArrival();
+  }
+
+  // One timer per arrival, armed when the previous one fires: memory stays
+  // constant however many prompts an open-loop run has, and the schedule is
+  // the same seeded sequence of gaps.
+  void scheduleNextArrival() {
+    if (NextArrival >= NumWarmup + NumMeasured)
+      return;
+    int64_t I = NextArrival++;
+    int64_t At = ArrivalBaseNs + int64_t(ArrivalT * 1e9);
+    ArrivalT += W.Arrival == ArrivalMode::Poisson
+                    ? -std::log(1.0 - ArrivalRng.uniform()) / W.RequestRate
+                    : 1.0 / W.RequestRate;
+    Loop.at(At, [this, I, At] {
+      scheduleNextArrival();
+      arrive(I, At);
+    });
   }
 
   void arrive(int64_t Index, int64_t ScheduledNs) {
@@ -174,6 +184,9 @@ private:
   int64_t WarmupFailures = 0;
   int64_t OpenFinished = 0;
   std::deque<std::pair<int64_t, int64_t>> Queue;
+  SplitMix64 ArrivalRng{Spec.Seed ^ 0xa11a1ULL};
+  double ArrivalT = 0;
+  int64_t ArrivalBaseNs = 0, NextArrival = 0;
 };
 } // namespace
 

@@ -206,8 +206,24 @@ ServerMetricsDelta arecipe::client::diffServerMetrics(const MetricTotals &Start,
   return D;
 }
 
+// A scrape is small (tens of KiB); a server that sends without end must not
+// grow the client's memory with it.
+static constexpr size_t MaxMetricsBytes = size_t(64) << 20;
+
+namespace {
+struct ScrapeBody {
+  std::string Text;
+  bool TooLarge = false;
+};
+} // namespace
+
 static size_t appendBody(char *Ptr, size_t Size, size_t N, void *User) {
-  static_cast<std::string *>(User)->append(Ptr, Size * N);
+  auto *Body = static_cast<ScrapeBody *>(User);
+  if (Body->Text.size() + Size * N > MaxMetricsBytes) {
+    Body->TooLarge = true;
+    return 0; // aborts the transfer
+  }
+  Body->Text.append(Ptr, Size * N);
   return Size * N;
 }
 
@@ -218,7 +234,7 @@ std::optional<std::string> arecipe::client::scrapeMetrics(const std::string &Url
     Err = "curl_easy_init failed";
     return std::nullopt;
   }
-  std::string Body;
+  ScrapeBody Body;
   curl_easy_setopt(H, CURLOPT_URL, Url.c_str());
   curl_easy_setopt(H, CURLOPT_WRITEFUNCTION, appendBody);
   curl_easy_setopt(H, CURLOPT_WRITEDATA, &Body);
@@ -229,6 +245,10 @@ std::optional<std::string> arecipe::client::scrapeMetrics(const std::string &Url
   long Status = 0;
   curl_easy_getinfo(H, CURLINFO_RESPONSE_CODE, &Status);
   curl_easy_cleanup(H);
+  if (Body.TooLarge) {
+    Err = "the metrics response is larger than 64 MiB";
+    return std::nullopt;
+  }
   if (Rc != CURLE_OK) {
     Err = curl_easy_strerror(Rc);
     return std::nullopt;
@@ -237,5 +257,5 @@ std::optional<std::string> arecipe::client::scrapeMetrics(const std::string &Url
     Err = "HTTP status " + std::to_string(Status);
     return std::nullopt;
   }
-  return Body;
+  return std::move(Body.Text);
 }

@@ -6,6 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <charconv>
+#include <fcntl.h>
+#include <unistd.h>
+
 using namespace arecipe::client;
 using nlohmann::ordered_json;
 
@@ -23,6 +28,8 @@ constexpr KindName KindNames[] = {
     {ErrorKind::ContextOverflow, "context_overflow"},
     {ErrorKind::Transport, "transport"},
     {ErrorKind::Cancelled, "cancelled"},
+    {ErrorKind::InvalidUsage, "invalid_usage"},
+    {ErrorKind::Stalled, "stalled"},
 };
 } // namespace
 
@@ -40,47 +47,123 @@ std::optional<ErrorKind> arecipe::client::parseErrorKind(std::string_view Name) 
   return std::nullopt;
 }
 
-std::string arecipe::client::recordToJsonLine(const RequestRecord &R) {
-  ordered_json J;
-  J["id"] = R.Id;
-  J["phase"] = R.RequestPhase == Phase::Warmup ? "warmup" : "measured";
-  J["lane"] = R.Lane;
-  if (!R.SessionId.empty()) {
-    J["session_id"] = R.SessionId;
-    J["turn"] = R.Turn;
+namespace {
+// Builds one record line by hand: a record is written for every request,
+// and its chunk_ns array is as long as the output, so a DOM per line would
+// cost more than the rest of the request's client-side work. The bytes are
+// exactly what nlohmann's dump() of the same ordered object gives (checked
+// by a unit test); strings go through nlohmann's own serialiser, so escaping
+// and the replacement of invalid UTF-8 are its.
+class LineWriter {
+public:
+  explicit LineWriter(std::string &Out) : Out(Out) { Out.push_back('{'); }
+  void key(std::string_view K) {
+    if (!First)
+      Out.push_back(',');
+    First = false;
+    Out.push_back('"');
+    Out.append(K);
+    Out.append("\":");
   }
-  J["expected_input_tokens"] = R.ExpectedInputTokens;
-  J["max_output_tokens"] = R.MaxOutputTokens;
-  J["scheduled_ns"] = R.ScheduledNs;
-  J["dispatched_ns"] = R.DispatchedNs;
-  J["sent_ns"] = R.SentNs;
-  J["first_byte_ns"] = R.FirstByteNs;
-  J["first_token_ns"] = R.FirstTokenNs;
-  J["end_ns"] = R.EndNs;
-  J["chunk_ns"] = R.ChunkNs;
-  J["input_tokens"] = R.InputTokens;
-  J["output_tokens"] = R.OutputTokens;
-  J["cached_tokens"] = R.CachedTokens;
-  J["usage_from_server"] = R.UsageFromServer;
+  void number(std::string_view K, int64_t V) {
+    key(K);
+    integer(V);
+  }
+  void unsignedNumber(std::string_view K, uint64_t V) {
+    key(K);
+    char Buf[24];
+    auto [End, Ec] = std::to_chars(Buf, Buf + sizeof(Buf), V);
+    Out.append(Buf, End);
+  }
+  void boolean(std::string_view K, bool V) {
+    key(K);
+    Out.append(V ? "true" : "false");
+  }
+  void string(std::string_view K, std::string_view V) {
+    key(K);
+    bool Plain = true;
+    for (char C : V)
+      Plain &= static_cast<unsigned char>(C) >= 0x20 && static_cast<unsigned char>(C) < 0x80 &&
+               C != '"' && C != '\\';
+    if (Plain) {
+      Out.push_back('"');
+      Out.append(V);
+      Out.push_back('"');
+      return;
+    }
+    Out.append(ordered_json(std::string(V))
+                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+  void numbers(std::string_view K, const std::vector<int64_t> &Vs) {
+    key(K);
+    Out.push_back('[');
+    for (size_t I = 0; I < Vs.size(); ++I) {
+      if (I)
+        Out.push_back(',');
+      integer(Vs[I]);
+    }
+    Out.push_back(']');
+  }
+  void close() { Out.push_back('}'); }
+
+private:
+  void integer(int64_t V) {
+    char Buf[24];
+    auto [End, Ec] = std::to_chars(Buf, Buf + sizeof(Buf), V);
+    Out.append(Buf, End);
+  }
+  std::string &Out;
+  bool First = true;
+};
+} // namespace
+
+void arecipe::client::appendRecordJsonLine(const RequestRecord &R, std::string &Out) {
+  Out.reserve(Out.size() + 480 + 21 * R.ChunkNs.size() + R.ErrorMessage.size() +
+              R.SessionId.size());
+  LineWriter W(Out);
+  W.unsignedNumber("id", R.Id);
+  W.string("phase", R.RequestPhase == Phase::Warmup ? "warmup" : "measured");
+  W.number("lane", R.Lane);
+  if (!R.SessionId.empty()) {
+    W.string("session_id", R.SessionId);
+    W.number("turn", R.Turn);
+  }
+  W.number("expected_input_tokens", R.ExpectedInputTokens);
+  W.number("max_output_tokens", R.MaxOutputTokens);
+  W.number("scheduled_ns", R.ScheduledNs);
+  W.number("dispatched_ns", R.DispatchedNs);
+  W.number("sent_ns", R.SentNs);
+  W.number("first_byte_ns", R.FirstByteNs);
+  W.number("first_token_ns", R.FirstTokenNs);
+  W.number("end_ns", R.EndNs);
+  W.numbers("chunk_ns", R.ChunkNs);
+  W.number("input_tokens", R.InputTokens);
+  W.number("output_tokens", R.OutputTokens);
+  W.number("cached_tokens", R.CachedTokens);
+  W.boolean("usage_from_server", R.UsageFromServer);
   if (R.ClientInputTokens >= 0) {
-    J["client_input_tokens"] = R.ClientInputTokens;
-    J["input_token_slack"] = R.InputTokenSlack;
+    W.number("client_input_tokens", R.ClientInputTokens);
+    W.number("input_token_slack", R.InputTokenSlack);
   }
   if (R.ExpectExactOutput)
-    J["exact_output"] = true;
+    W.boolean("exact_output", true);
   TokenMismatch M = tokenCountMismatch(R);
   if (M.Input || M.Output) {
-    ordered_json &List = J["token_mismatch"] = ordered_json::array();
-    if (M.Input)
-      List.push_back("input");
-    if (M.Output)
-      List.push_back("output");
+    W.key("token_mismatch");
+    Out.append(M.Input && M.Output ? "[\"input\",\"output\"]"
+                                   : M.Input ? "[\"input\"]" : "[\"output\"]");
   }
-  J["http_status"] = R.HttpStatus;
-  J["error"] = errorKindName(R.Error);
+  W.number("http_status", R.HttpStatus);
+  W.string("error", errorKindName(R.Error));
   if (!R.ErrorMessage.empty())
-    J["error_message"] = R.ErrorMessage;
-  return J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    W.string("error_message", R.ErrorMessage);
+  W.close();
+}
+
+std::string arecipe::client::recordToJsonLine(const RequestRecord &R) {
+  std::string Line;
+  appendRecordJsonLine(R, Line);
+  return Line;
 }
 
 std::optional<RequestRecord> arecipe::client::recordFromJsonLine(std::string_view Line,
@@ -136,20 +219,33 @@ std::optional<RequestRecord> arecipe::client::recordFromJsonLine(std::string_vie
 RecordSink::~RecordSink() = default;
 
 JsonlRecordSink::JsonlRecordSink(const std::string &Path) {
-  File = std::fopen(Path.c_str(), "w");
+  Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 }
 
 JsonlRecordSink::~JsonlRecordSink() {
-  if (File)
-    std::fclose(File);
+  flush();
+  if (Fd >= 0)
+    ::close(Fd);
 }
 
 void JsonlRecordSink::write(const RequestRecord &R) {
-  if (!File)
+  if (Fd < 0)
     return;
-  std::string Line = recordToJsonLine(R);
-  Line.push_back('\n');
-  std::fwrite(Line.data(), 1, Line.size(), File);
-  // Flushed per line so a crash or kill keeps every finished request.
-  std::fflush(File);
+  appendRecordJsonLine(R, Pending);
+  Pending.push_back('\n');
+  if (Pending.size() >= (size_t(1) << 20))
+    flush();
+}
+
+void JsonlRecordSink::flush() {
+  size_t Off = 0;
+  while (Fd >= 0 && Off < Pending.size()) {
+    ssize_t N = ::write(Fd, Pending.data() + Off, Pending.size() - Off);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break; // a full disk: the lines are lost, as an unwritable file loses them
+    Off += size_t(N);
+  }
+  Pending.clear();
 }

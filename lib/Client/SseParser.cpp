@@ -19,31 +19,58 @@ void SseParser::feed(std::string_view Bytes) {
     const char *Term = P;
     while (Term != End && *Term != '\n' && *Term != '\r')
       ++Term;
+    size_t Len = size_t(Term - P);
     if (Term == End) {
-      Line.append(P, End);
-      return;
+      // Keep at most the cap (plus one byte, so an over-long line is known
+      // to be one); the rest of an over-long line is skipped.
+      if (!LineTooLong) {
+        size_t Room = MaxLineBytes + 1 - Line.size();
+        Line.append(P, Len < Room ? Len : Room);
+        if (Line.size() > MaxLineBytes) {
+          LineTooLong = true;
+          Overflowed = true;
+        }
+      }
+      break;
     }
-    if (Line.empty()) {
-      processLine(std::string_view(P, Term - P));
+    if (LineTooLong || Line.size() + Len > MaxLineBytes) {
+      // The line's end: drop it and the event it belongs to.
+      Overflowed = true;
+      EventTooLong = true;
+      LineTooLong = false;
+      Line.clear();
+    } else if (Line.empty()) {
+      processLine(std::string_view(P, Len), /*InPlace=*/true);
     } else {
       Line.append(P, Term);
-      processLine(Line);
+      processLine(Line, /*InPlace=*/false);
       Line.clear();
     }
     if (*Term == '\r') {
       if (Term + 1 == End) {
         // The matching LF, if any, arrives with the next read.
         SkipLF = true;
-        return;
+        P = End;
+        break;
       }
       if (Term[1] == '\n')
         ++Term;
     }
     P = Term + 1;
   }
+  // A view into this feed's bytes does not outlive it.
+  materialize();
 }
 
-void SseParser::processLine(std::string_view L) {
+void SseParser::materialize() {
+  if (!DataInPlace)
+    return;
+  Data.assign(DataView.data(), DataView.size());
+  DataView = {};
+  DataInPlace = false;
+}
+
+void SseParser::processLine(std::string_view L, bool InPlace) {
   if (L.empty()) {
     dispatch();
     return;
@@ -58,6 +85,22 @@ void SseParser::processLine(std::string_view L) {
       Value.remove_prefix(1);
   }
   if (Field == "data") {
+    if (EventTooLong)
+      return;
+    if (!HasData && InPlace) {
+      DataView = Value;
+      DataInPlace = true;
+      HasData = true;
+      return;
+    }
+    materialize();
+    size_t Joined = Data.size() + (HasData ? 1 : 0) + Value.size();
+    if (Joined > MaxLineBytes) {
+      Overflowed = true;
+      EventTooLong = true;
+      Data.clear();
+      return;
+    }
     if (HasData)
       Data.push_back('\n');
     Data.append(Value);
@@ -72,11 +115,14 @@ void SseParser::processLine(std::string_view L) {
 }
 
 void SseParser::dispatch() {
-  if (HasData) {
+  if (HasData && !EventTooLong) {
     ++Events;
-    OnEvent(SseEvent{Name, Data, LastId});
+    OnEvent(SseEvent{Name, DataInPlace ? DataView : std::string_view(Data), LastId});
   }
   Data.clear();
+  DataView = {};
+  DataInPlace = false;
   Name.clear();
   HasData = false;
+  EventTooLong = false;
 }

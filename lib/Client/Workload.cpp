@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 using namespace arecipe::client;
@@ -66,7 +67,9 @@ Driver::Driver(const WorkloadSpec &Spec, const Endpoint &Target, RecordSink &Sin
     : Spec(Spec), Target(Target), Loop(Loop), Sink(Sink), OnProgress(std::move(OnProgress)) {
   StartNs = monotonicNowNs();
   if (this->OnProgress)
-    Loop.at(StartNs + 1000000000, [this] { reportProgress(); });
+    Loop.at(
+        StartNs + 1000000000, [this] { reportProgress(); }, /*Precise=*/false);
+  Loop.onStall([this](double IdleS, size_t InFlight) { stalled(IdleS, InFlight); });
 }
 
 void Driver::reportProgress() {
@@ -79,7 +82,8 @@ void Driver::reportProgress() {
   }
   OnProgress(Progress{InWindow ? "measured" : "warmup", Finished, Failed, Loop.inFlight(),
                       double(monotonicNowNs() - StartNs) / 1e9});
-  Loop.at(monotonicNowNs() + 1000000000, [this] { reportProgress(); });
+  Loop.at(
+      monotonicNowNs() + 1000000000, [this] { reportProgress(); }, /*Precise=*/false);
 }
 
 void Driver::send(std::string Body, RequestRecord Record, std::vector<std::string> Headers,
@@ -128,6 +132,7 @@ void Driver::beginWindow() {
   }
   InWindow = true;
   Result.WindowStartNs = monotonicNowNs();
+  Loop.startStats();
 }
 
 void Driver::endWindow() {
@@ -135,7 +140,11 @@ void Driver::endWindow() {
     return;
   InWindow = false;
   Result.WindowEndNs = monotonicNowNs();
-  if (StartMetrics) {
+  Result.ClientLoop = Loop.stopStats();
+  if (StartMetrics && Result.Stalled) {
+    // A server that stopped answering streams will not answer a scrape.
+    Result.ServerMetricsError = "end scrape skipped: the server stalled";
+  } else if (StartMetrics) {
     std::string Err;
     if (std::optional<MetricTotals> End = scrape(Target.MetricsUrl, Err))
       Result.Server = diffServerMetrics(*StartMetrics, *End, Spec.NumSpecTokens);
@@ -145,16 +154,25 @@ void Driver::endWindow() {
   Loop.stop();
 }
 
-void Driver::abort(std::string Reason) {
+void Driver::abort(std::string Reason, ErrorKind Kind, const std::string &Message) {
   if (Aborted)
     return;
   Aborted = true;
   Result.Aborted = true;
   Result.AbortReason = std::move(Reason);
-  Loop.cancelAll();
+  Loop.failAll(Kind, Message);
   if (InWindow)
     endWindow();
   Loop.stop();
+}
+
+void Driver::stalled(double IdleS, size_t InFlight) {
+  char Idle[32];
+  std::snprintf(Idle, sizeof(Idle), "%.1f", IdleS);
+  Result.Stalled = true;
+  abort("stalled: no request made progress for " + std::string(Idle) + " s (" +
+            std::to_string(InFlight) + " in flight)",
+        ErrorKind::Stalled, "no request made progress for " + std::string(Idle) + " s");
 }
 
 namespace {
@@ -194,13 +212,16 @@ RunResult arecipe::client::runWorkload(const WorkloadSpec &Spec, const Endpoint 
           ? makeFixedDriver(Spec, Target, Sink, std::move(OnProgress), Loop)
           : makeAgenticDriver(Spec, Target, Sink, std::move(OnProgress), Loop);
   Loop.onInterrupt([&D] { D->interrupt(); });
+  Loop.onIdle([&Sink] { Sink.flush(); });
   ActiveLoop.store(&Loop);
   double CpuBefore = threadCpuSeconds();
   D->start();
   Loop.run();
   Loop.cancelAll();
+  Sink.flush();
   ActiveLoop.store(nullptr);
   RunResult R = std::move(D->result());
   R.ClientCpuSeconds = threadCpuSeconds() - CpuBefore;
+  R.RealtimeError = Loop.realtimeError();
   return R;
 }

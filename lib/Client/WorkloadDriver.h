@@ -50,7 +50,12 @@ protected:
   void beginWindow();
   /// Ends the window: scrapes /metrics and stops the loop.
   void endWindow();
-  void abort(std::string Reason);
+  /// Stops the run: every request in flight ends with Kind (cancelled, or
+  /// stalled when the server stopped making progress).
+  void abort(std::string Reason, ErrorKind Kind = ErrorKind::Cancelled,
+             const std::string &Message = "cancelled by the client");
+  /// No request made progress for the stall window.
+  void stalled(double IdleSeconds, size_t InFlight);
 
   const WorkloadSpec &Spec;
   const Endpoint &Target;

@@ -100,6 +100,7 @@ public:
     if (R.ok())
       OutputTokens += R.OutputTokens;
   }
+  void flush() override { File.flush(); }
   std::atomic<bool> Measuring{false};
   std::atomic<int64_t> FirstMeasuredNs{0};
   std::atomic<size_t> Finished{0}, Failed{0};
@@ -452,6 +453,11 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
   client::WorkloadSpec W;
   W.Concurrency = C.Client.Concurrency;
   W.FailedRequestThreshold = C.Validity.MaxErrorRate;
+  // A wall-clock floor under --simulate, as for the start-up stall: a loaded
+  // machine must not look like a stalled engine.
+  if (C.Client.StallTimeoutS > 0)
+    W.Transport.StallTimeoutMs =
+        long(wallFloor(C.Client.StallTimeoutS, milliseconds(5000)).count());
   if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload)) {
     client::FixedWorkload X;
     X.InputTokens = F->Isl;
@@ -719,6 +725,12 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
     failWith(CellStatus::Failed, "the client could not run the workload: " + ClientError);
     return false;
   }
+  if (Run.Stalled) {
+    // The engine is alive but answers nothing: a failure of the engine, not
+    // a measurement to judge (its log tail says what it was doing).
+    failWith(CellStatus::Failed, Run.AbortReason, Target);
+    return false;
+  }
   if (S.Simulate)
     rescaleToSimulatedTime(Run);
   std::string Records;
@@ -737,6 +749,11 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   Ctx.FailedRequestThreshold = Spec.FailedRequestThreshold;
   Ctx.ExpectedOutputTokens = client::expectedOutputTokens(Run.Records);
   ClientSummary = client::buildCellSummary(Metrics, Run, Ctx);
+  if (client::ClientSaturation Sat = client::clientSaturation(Run); Sat.Bound) {
+    std::string Note = "the client was the bottleneck of this measurement: " + Sat.Reason;
+    Progress.note(Note);
+    Warnings.push_back(Note);
+  }
   if (std::string Problem = validityProblem(Run, ClientSummary); !Problem.empty()) {
     // Failed requests may be the first sign of a dying engine: give its exit
     // a moment to show before calling the measurement invalid (F3).

@@ -286,6 +286,9 @@ bool ChildProcess::stop(std::chrono::milliseconds Grace) {
   if (Gone())
     return false;
   kill(-Pid, SIGTERM);
+  // A stopped engine (SIGSTOP, a debugger) would hold SIGTERM pending until
+  // the grace ran out; let it act on it.
+  kill(-Pid, SIGCONT);
   auto Deadline = Clock::now() + Grace;
   while (Clock::now() < Deadline) {
     if (Gone())

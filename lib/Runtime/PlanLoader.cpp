@@ -512,6 +512,7 @@ ClientSpec readClient(const Fields &F) {
   C.ServedModelName = F.nonEmptyStr("served_model_name");
   C.Concurrency = int(F.integer("concurrency", true, 1, 1, 1 << 20));
   C.SessionHeader = F.optStr("session_header");
+  C.StallTimeoutS = F.number("stall_timeout_s", false, C.StallTimeoutS, 0, 1e7);
   Fields W = F.object("workload", true);
   std::string Kind = W.oneOf("kind", W.present(), {"fixed", "agentic"}, "fixed");
   if (Kind == "agentic") {

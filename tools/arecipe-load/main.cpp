@@ -66,6 +66,19 @@ static cl::opt<int> NumSpecTokens("num-spec-tokens",
 static cl::opt<double> RequestTimeoutS("request-timeout-s",
                                        cl::desc("per-request timeout in seconds (0 = none)"),
                                        cl::init(1800), RUN_SUBS, cl::cat(RunCat));
+static cl::opt<double> StallTimeoutS(
+    "stall-timeout-s",
+    cl::desc("end the run as stalled when no request in flight made progress (a response "
+             "head, an SSE event, a finished response) for this many seconds (0 = never)"),
+    cl::init(600), RUN_SUBS, cl::cat(RunCat));
+static cl::opt<int> RealtimePriority(
+    "realtime-priority",
+    cl::desc("run the event loop under SCHED_FIFO at this priority (1-99) so a busy machine "
+             "does not delay sends and timestamps; needs CAP_SYS_NICE (0 = normal)"),
+    cl::init(0), RUN_SUBS, cl::cat(RunCat));
+// For the client benchmark: how long before a dispatch the loop polls.
+static cl::opt<long> TimerSpinUs("timer-spin-us", cl::Hidden, cl::init(-1), RUN_SUBS,
+                                 cl::cat(RunCat));
 static cl::list<std::string> Headers("header", cl::desc("extra request header 'Name: value'"),
                                      RUN_SUBS, cl::cat(RunCat));
 static cl::opt<std::string> OutDir("out", cl::desc("output directory for records.jsonl and "
@@ -253,7 +266,20 @@ static int runCommand(bool Agentic) {
   Spec.Seed = Seed;
   Spec.FailedRequestThreshold = FailedThreshold;
   Spec.NumSpecTokens = NumSpecTokens;
+  if (!(RequestTimeoutS >= 0 && RequestTimeoutS <= 1e7))
+    return fail("--request-timeout-s must be in [0, 1e7]");
+  if (!(StallTimeoutS >= 0 && StallTimeoutS <= 1e7))
+    return fail("--stall-timeout-s must be in [0, 1e7]");
+  for (const std::string &H : Headers)
+    if (H.find(':') == std::string::npos || H.find(':') == 0 ||
+        H.find_first_of("\r\n") != std::string::npos)
+      return fail("--header expects 'Name: value' on one line, got '" + H + "'");
   Spec.Transport.RequestTimeoutMs = long(RequestTimeoutS * 1000);
+  Spec.Transport.StallTimeoutMs = long(StallTimeoutS * 1000);
+  if (RealtimePriority < 0 || RealtimePriority > 99)
+    return fail("--realtime-priority must be in [0, 99]");
+  Spec.Transport.RealtimePriority = RealtimePriority;
+  Spec.Transport.TimerSpinUs = TimerSpinUs;
   Spec.Transport.MaxCachedConnections = std::max<long>(4096, 2L * Concurrency);
   if (Agentic) {
     if (TracePath.empty())
@@ -321,8 +347,14 @@ static int runCommand(bool Agentic) {
   } catch (const std::exception &E) {
     return fail(E.what());
   }
+  if (!Run.RealtimeError.empty())
+    llvm::errs() << "arecipe-load: warning: --realtime-priority refused ("
+                 << Run.RealtimeError << "); the loop ran with normal scheduling\n";
   if (Run.Aborted)
     llvm::errs() << "arecipe-load: run aborted: " << Run.AbortReason << "\n";
+  if (ClientSaturation Sat = clientSaturation(Run); Sat.Bound)
+    llvm::errs() << "arecipe-load: warning: the client was the bottleneck of this run ("
+                 << Sat.Reason << "); its latencies include the client's own delay\n";
   if (!Run.ServerMetricsError.empty())
     llvm::errs() << "arecipe-load: warning: server metrics: " << Run.ServerMetricsError << "\n";
   ordered_json Counts = tokenCountSummary(Run.Records);

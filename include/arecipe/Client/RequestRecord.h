@@ -3,8 +3,10 @@
 // The unit every metric is computed from: one request with every timestamp the
 // transport took (monotonic nanoseconds), its token counts and, if it failed,
 // the class of failure. Records are appended to `records.jsonl` one line per
-// request as they finish, flushed each time, so a crash loses only what was in
-// flight; the same lines can be read back to recompute a summary offline.
+// request as they finish; the file sink gathers the lines of one turn of the
+// event loop and writes them in one call before the loop waits again, so a
+// crash loses only what was in flight. The same lines can be read back to
+// recompute a summary offline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +14,6 @@
 #define ARECIPE_CLIENT_REQUESTRECORD_H
 
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,10 +29,12 @@ enum class ErrorKind {
   Connect,         ///< could not resolve or connect
   HttpStatus,      ///< non-2xx status other than a context overflow
   Timeout,         ///< the per-request timeout expired
-  MalformedStream, ///< bad SSE/JSON, in-stream error, or no [DONE]
+  MalformedStream, ///< bad SSE/JSON, in-stream error, no [DONE], event after it
   ContextOverflow, ///< the prompt exceeded the model's context
   Transport,       ///< any other network failure (reset, partial body)
   Cancelled,       ///< stopped by the client at the end of the run
+  InvalidUsage,    ///< the server's usage contradicts the request or the stream
+  Stalled,         ///< in flight when no request made progress for the stall window
 };
 
 std::string_view errorKindName(ErrorKind K);
@@ -77,6 +80,8 @@ struct RequestRecord {
 
 /// One JSON object per record, on one line, keys in a fixed order.
 std::string recordToJsonLine(const RequestRecord &R);
+/// The same line appended to Out (no newline).
+void appendRecordJsonLine(const RequestRecord &R, std::string &Out);
 /// The inverse of recordToJsonLine; returns an error message on failure.
 std::optional<RequestRecord> recordFromJsonLine(std::string_view Line, std::string &Err);
 
@@ -85,19 +90,25 @@ class RecordSink {
 public:
   virtual ~RecordSink();
   virtual void write(const RequestRecord &R) = 0;
+  /// Called by the event loop before it waits for the network: anything
+  /// buffered should reach its destination now.
+  virtual void flush() {}
 };
 
-/// Appends records to a JSONL file, flushing after every line.
+/// Appends records to a JSONL file. Lines are buffered and written in one
+/// write(2) on flush(), when 1 MiB is pending, and on destruction.
 class JsonlRecordSink : public RecordSink {
 public:
   /// Opens (truncates) Path; check isOpen().
   explicit JsonlRecordSink(const std::string &Path);
   ~JsonlRecordSink() override;
-  bool isOpen() const { return File != nullptr; }
+  bool isOpen() const { return Fd >= 0; }
   void write(const RequestRecord &R) override;
+  void flush() override;
 
 private:
-  std::FILE *File = nullptr;
+  int Fd = -1;
+  std::string Pending;
 };
 
 /// Discards records; for callers that only want the summary.

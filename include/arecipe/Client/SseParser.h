@@ -3,10 +3,18 @@
 // Turns an arbitrary split of an HTTP response body into server-sent events
 // (the WHATWG `text/event-stream` format that OpenAI-compatible servers use for
 // streaming). Bytes arrive in whatever pieces the socket delivers; a line or an
-// event may straddle any number of reads and has no size limit, because Python
-// clients that cap it (aiohttp's 64 KB / 128 KB limits) distort long-context
-// benchmarks. The parser does no networking and no JSON: it is a pure state
-// machine so it can be fuzzed and unit-tested in isolation.
+// event may straddle any number of reads. An event whose single `data:` line
+// arrives within one read is handed on as a view into that read (no copy);
+// only what straddles reads is carried in the parser's own buffers, which are
+// reused from event to event.
+//
+// Lines are capped (16 MiB by default) so a server sending a line without end
+// cannot exhaust memory: a longer line, or an event whose joined data would
+// be longer, is dropped with the event it belongs to and overflowed() says
+// so. The cap is far above any real chunk, unlike Python clients whose 64 KB
+// / 128 KB limits distort long-context benchmarks. The parser does no
+// networking and no JSON: it is a pure state machine so it can be fuzzed and
+// unit-tested in isolation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +42,11 @@ class SseParser {
 public:
   using EventCallback = std::function<void(const SseEvent &)>;
 
-  explicit SseParser(EventCallback OnEvent) : OnEvent(std::move(OnEvent)) {}
+  /// Longest line, and longest joined event data, kept by default.
+  static constexpr size_t DefaultMaxLineBytes = size_t(16) << 20;
+
+  explicit SseParser(EventCallback OnEvent, size_t MaxLineBytes = DefaultMaxLineBytes)
+      : OnEvent(std::move(OnEvent)), MaxLineBytes(MaxLineBytes) {}
 
   /// Consumes the next piece of the body, dispatching every event it completes.
   void feed(std::string_view Bytes);
@@ -46,17 +58,29 @@ public:
   /// Number of events dispatched so far.
   size_t eventCount() const { return Events; }
 
+  /// A line longer than the cap, or an event whose data would be, was seen
+  /// (sticky). Such a line is dropped up to its end, and so is its event.
+  bool overflowed() const { return Overflowed; }
+  size_t maxLineBytes() const { return MaxLineBytes; }
+
 private:
-  void processLine(std::string_view L);
+  void processLine(std::string_view L, bool InPlace);
   void dispatch();
+  void materialize();
 
   EventCallback OnEvent;
-  std::string Line;      // An unterminated line carried over between feeds.
-  std::string Data;      // Data of the event being assembled.
-  std::string Name;      // Event name of the event being assembled.
-  std::string LastId;    // Persists across events, per the specification.
-  bool HasData = false;  // Whether a `data:` field was seen for this event.
-  bool SkipLF = false;   // Previous feed ended in CR; a leading LF is its pair.
+  size_t MaxLineBytes;
+  std::string Line;          // An unterminated line carried over between feeds.
+  std::string Data;          // Data of the event being assembled, when copied.
+  std::string_view DataView; // Its single data line, in place in the current feed.
+  std::string Name;          // Event name of the event being assembled.
+  std::string LastId;        // Persists across events, per the specification.
+  bool HasData = false;      // Whether a `data:` field was seen for this event.
+  bool DataInPlace = false;  // The data is DataView, not Data.
+  bool SkipLF = false;       // Previous feed ended in CR; a leading LF is its pair.
+  bool LineTooLong = false;  // The carried line passed the cap; drop it at its end.
+  bool EventTooLong = false; // Drop the event being assembled at dispatch.
+  bool Overflowed = false;
   size_t Events = 0;
 };
 

@@ -3,7 +3,7 @@
 // The client's entry point for the runtime (arecipe-run calls it in process)
 // and for arecipe-load: describe a workload and an endpoint, get back every
 // request record plus the server-metrics deltas of the measured window.
-// Workloads follow domain.md §6: fixed ISL/OSL with random prompts (closed
+// Workloads follow InferenceX's: fixed ISL/OSL with random prompts (closed
 // loop, or an open-loop request rate whose queue time counts in latency), and
 // agentic multi-turn replay of a trace with session lanes. Metrics are
 // computed separately (Metrics.h), so records can also be re-summarised
@@ -97,13 +97,21 @@ struct RunResult {
   std::string ServerMetricsError; ///< why Server is empty, if it is
   bool Aborted = false;
   std::string AbortReason;
+  /// Aborted because no request made progress for the stall window
+  /// (TransportOptions::StallTimeoutMs); AbortReason starts with "stalled:".
+  bool Stalled = false;
   double ClientCpuSeconds = 0; ///< CPU time of the event-loop thread
   size_t PeakInFlight = 0;
+  /// The event loop's lag and CPU time over the measured window; absent
+  /// when no window was measured (or the records were re-read offline).
+  std::optional<LoopStats> ClientLoop;
+  /// Real-time scheduling was asked for and refused: why.
+  std::string RealtimeError;
 };
 
 /// Runs a workload to completion on the calling thread. Every finished
-/// request goes to Sink as it finishes. Throws std::invalid_argument for an
-/// inconsistent spec.
+/// request goes to Sink as it finishes (Sink.flush() runs whenever the loop
+/// is about to wait). Throws std::invalid_argument for an inconsistent spec.
 RunResult runWorkload(const WorkloadSpec &Spec, const Endpoint &Target, RecordSink &Sink,
                       ProgressCallback OnProgress = {});
 

@@ -157,6 +157,9 @@ struct ClientSpec {
   int Concurrency = 1;
   std::variant<FixedWorkload, AgenticWorkload> Workload;
   std::string SessionHeader; ///< empty: none
+  /// Measurement-time stall window: no request in flight made progress for
+  /// this long ends the cell as failed (stalled). 0 = never.
+  double StallTimeoutS = 600;
 };
 
 struct ProfileWindow {
