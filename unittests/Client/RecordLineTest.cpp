@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Client/RequestRecord.h"
+#include "arecipe/Client/TokenPrompts.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -27,7 +28,15 @@ std::vector<std::string> keysOf(const RequestRecord &R) {
   K.insert(K.end(),
            {"expected_input_tokens", "max_output_tokens", "scheduled_ns", "dispatched_ns",
             "sent_ns", "first_byte_ns", "first_token_ns", "end_ns", "chunk_ns", "input_tokens",
-            "output_tokens", "cached_tokens", "usage_from_server", "http_status", "error"});
+            "output_tokens", "cached_tokens", "usage_from_server"});
+  if (R.ClientInputTokens >= 0)
+    K.insert(K.end(), {"client_input_tokens", "input_token_slack"});
+  if (R.ExpectExactOutput)
+    K.push_back("exact_output");
+  TokenMismatch M = tokenCountMismatch(R);
+  if (M.Input || M.Output)
+    K.push_back("token_mismatch");
+  K.insert(K.end(), {"http_status", "error"});
   if (!R.ErrorMessage.empty())
     K.push_back("error_message");
   return K;
@@ -67,6 +76,9 @@ TEST(RecordLine, IsNlohmannsCanonicalFormOfTheRecord) {
     R.OutputTokens = int64_t(Rng());
     R.CachedTokens = -1;
     R.UsageFromServer = Rng() % 2;
+    R.ClientInputTokens = Rng() % 3 ? -1 : int64_t(Rng() % 100000);
+    R.InputTokenSlack = int64_t(Rng() % 64);
+    R.ExpectExactOutput = Rng() % 2;
     R.HttpStatus = int(Rng() % 600);
     R.Error = ErrorKind(Rng() % 10);
     R.ErrorMessage = Strings[Rng() % Strings.size()];
