@@ -17,12 +17,8 @@
 # 4. With an empty tmpfs over the source and build trees, runs the
 #    installed tools from that root (check-installed-tree.sh).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd -P)
-src=$(cd "$1" && pwd -P)
-build=$(cd "$2" && pwd -P)
-tmp=$(mktemp -d /tmp/arecipe-deb.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "package-deb: FAIL: $*" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=installed-tree-test.sh
+source "$(dirname "$0")/installed-tree-test.sh" package-deb "$1" "$2"
 
 (cd "$build" && cpack -G DEB -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1) ||
   fail "cpack -G DEB failed: $(tail -20 "$tmp/cpack.log")"
@@ -78,8 +74,5 @@ dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >"$tmp/d
   fail "dpkg does not list arecipe as installed in the throwaway root"
 echo "dpkg -i into a throwaway root: arecipe $(dpkg-query --root="$root" -W -f='${Version}' arecipe) installed"
 
-(cd "$src/examples" && "$build/bin/arecipec" kimik3-mi355x-atom.arecipe --emit plan -o "$tmp/plan.build.json")
-cp "$here/run-hidden.sh" "$here/check-installed-tree.sh" "$tmp/"
-bash "$tmp/run-hidden.sh" "$src" "$build" \
-  bash "$tmp/check-installed-tree.sh" "$root/usr" "$tmp/plan.build.json" "$tmp"
+check_installed_tree "$root/usr"
 echo "package-deb: ok"
