@@ -390,7 +390,7 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     return C;
   }
   // fixed(isl, osl): InferenceX's defaults, 10 x conc prompts after a
-  // warm-up of 2 x conc requests (domain.md §6).
+  // warm-up of 2 x conc requests (docs/metrics.md#workloads).
   const Value *Prompts = Scenario->lookup("num_prompts");
   const Value *Rate = Scenario->lookup("request_rate");
   W["kind"] = "fixed";

@@ -242,7 +242,7 @@ SemaImpl::evalPreflight(const ast::PreflightStmt &P, const EvalCtx &Ctx) {
   return std::nullopt;
 }
 
-// The InferenceX CPU DRAM rule (domain.md §3), exactly:
+// The InferenceX CPU DRAM rule (docs/language.md §8), exactly:
 //   floor(min(dram, 2_861_022 MiB) / 1 MiB x 1_048_576 x u
 //         x gpus_used / gpus_per_node / 1e9) GB
 std::optional<Value> SemaImpl::dramBudget(const Value &U,

@@ -2,10 +2,10 @@
 //
 // What is evaluated once a cell's values are resolved: knob `where`
 // constraints, `check` statements (a failure names the cell and shows the
-// operands' values), GPU and node counting per topology (domain.md §4) with
-// the layout and served-name checks, the engine's render conditions and
-// `emit` blocks, pre-flight actions, and finally the assignments that took
-// effect in no cell.
+// operands' values), GPU and node counting per topology
+// (docs/sema.md#gpus-and-nodes) with the layout and served-name checks, the
+// engine's render conditions and `emit` blocks, pre-flight actions, and
+// finally the assignments that took effect in no cell.
 //
 //===----------------------------------------------------------------------===//
 

@@ -357,20 +357,3 @@ llvm::ArrayRef<std::unique_ptr<RecipeCells>> Compilation::recipes() const {
 
 const llvm::SourceMgr &Compilation::getSourceMgr() const { return Impl->SM; }
 
-std::string arecipe::sema::findStdRoot(const char *Argv0, void *MainAddr) {
-  std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, MainAddr);
-  if (!Exe.empty()) {
-    llvm::SmallString<256> Root(llvm::sys::path::parent_path(
-        llvm::sys::path::parent_path(Exe)));
-    llvm::sys::path::append(Root, "share", "arecipe");
-    llvm::SmallString<256> Std(Root);
-    llvm::sys::path::append(Std, "std");
-    if (llvm::sys::fs::is_directory(Std))
-      return std::string(Root.str());
-  }
-#ifdef ARECIPE_SOURCE_STD_ROOT
-  if (llvm::sys::fs::is_directory(ARECIPE_SOURCE_STD_ROOT "/std"))
-    return ARECIPE_SOURCE_STD_ROOT;
-#endif
-  return "";
-}

@@ -20,7 +20,8 @@ options:
   --sim-hardware NAME|PATH       hardware profile (default mi355x)
   --sim-model NAME|ALIAS|PATH    model profile by name, alias or file (default: from
                                  --served-model-name or --model, else kimi-k3)
-  --sim-profiles-dir DIR         profile directory (default: std/sim of the source tree)
+  --sim-profiles-dir DIR         profile directory (default: ../share/arecipe/std/sim
+                                 beside this executable)
   --sim-time-scale K             K simulated seconds per wall-clock second (default 1)
   --sim-seed N                   seed for speculative-decoding acceptance (default 0)
   --sim-port-file PATH           write the bound port here once listening

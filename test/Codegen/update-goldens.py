@@ -8,7 +8,7 @@ FileCheck %s`; the script runs the part before the pipe and rewrites every
 line after the `GOLDEN:` marker with, per cell, a CHECK-LABEL on its id, its
 GPU and node counts, and per process its name, node rank, argv and env, each
 line exactly as the plan prints it. Review the diff: a golden is only as
-right as the person who accepted it (docs: domain.md §2, §4).
+right as the person who accepted it (docs/reference-recipe.md).
 """
 import argparse
 import json

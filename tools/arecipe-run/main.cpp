@@ -16,7 +16,7 @@
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Codegen/Compile.h"
-#include "arecipe/Sema/Sema.h"
+#include "arecipe/Support/InstallLayout.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
@@ -133,13 +133,13 @@ static double parseTimeLimit(const std::string &Text) {
 
 /// Compiles the recipe at Path into plan JSON; nullopt after printing the
 /// recipe's diagnostics (file:line:col with carets) to stderr.
-static std::optional<std::string> compileRecipe(const std::string &Path, const char *Argv0) {
+static std::optional<std::string> compileRecipe(const std::string &Path) {
   llvm::SourceMgr SM;
   arecipe::TextDiagnosticPrinter Printer(llvm::errs(), "arecipe-run");
   arecipe::DiagnosticEngine Diags(SM, &Printer);
   arecipe::codegen::CompileOptions Opts;
   Opts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
-  Opts.StdRoot = arecipe::sema::findStdRoot(Argv0, reinterpret_cast<void *>(&usageError));
+  Opts.StdRoot = arecipe::support::dataDir();
   Opts.Sets.assign(Sets.begin(), Sets.end());
   Opts.EvalMode = EvalMode;
   Opts.Recipe = RecipeName;
@@ -149,9 +149,8 @@ static std::optional<std::string> compileRecipe(const std::string &Path, const c
 }
 
 static std::string ownDirectory() {
-  std::error_code Ec;
-  fs::path Self = fs::read_symlink("/proc/self/exe", Ec);
-  return Ec ? std::string(".") : Self.parent_path().string();
+  std::string Dir = arecipe::support::executableDir();
+  return Dir.empty() ? std::string(".") : Dir;
 }
 
 /// `arecipe-run report DIR [DIR2...] [-o FILE]`: rewrites DIR/report.html or,
@@ -223,7 +222,7 @@ int main(int Argc, char **Argv) {
     return usageError("--set, -I, --recipe and --eval apply to a .arecipe input, not to a plan");
   std::string Text;
   if (FromRecipe) {
-    std::optional<std::string> Compiled = compileRecipe(PlanFile, Argc > 0 ? Argv[0] : "");
+    std::optional<std::string> Compiled = compileRecipe(PlanFile);
     if (!Compiled)
       return 1;
     Text = std::move(*Compiled);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "arecipe/Sim/Server.h"
+#include "arecipe/Support/InstallLayout.h"
 
 #include <cstdio>
 
@@ -25,6 +26,10 @@ int main(int argc, char **argv) {
     std::fputs(simUsage(), stdout);
     return 0;
   }
+  // The profiles installed beside this executable (docs/build.md#install);
+  // a missing profile is reported with the path looked at.
+  if (Options.ProfilesDir.empty())
+    Options.ProfilesDir = arecipe::support::simProfilesDir();
   Environment Env;
   for (char **E = environ; *E; ++E) {
     std::string Entry = *E;

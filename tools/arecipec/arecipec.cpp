@@ -22,6 +22,7 @@
 #include "arecipe/Codegen/ShellEmitter.h"
 #include "arecipe/Parse/Parser.h"
 #include "arecipe/Sema/Sema.h"
+#include "arecipe/Support/InstallLayout.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -91,7 +92,6 @@ cl::opt<std::string> RecipeName("recipe",
 cl::opt<std::string> Against("against",
                             cl::desc("The older recipe --emit changelog compares with"),
                             cl::value_desc("OLD.arecipe"), cl::cat(Category));
-const char *Argv0 = nullptr;
 cl::opt<bool> Verify("verify",
                      cl::desc("Check diagnostics against expected-* comments in the input"),
                      cl::cat(Category));
@@ -195,7 +195,7 @@ int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
     return emit(*File, SM, Diags, nullptr) ? ExitOk : ExitUsage;
   sema::SemaOptions Opts;
   Opts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
-  Opts.StdRoot = sema::findStdRoot(Argv0, reinterpret_cast<void *>(&emit));
+  Opts.StdRoot = support::dataDir();
   Opts.Sets.assign(Sets.begin(), Sets.end());
   // An eval plan is the recipe with `mode = eval` at the command-line level:
   // every knob that reads `mode` (the forced acceptance length) follows, and
@@ -226,7 +226,7 @@ int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
       return ExitRecipeErrors;
     sema::SemaOptions OldOpts;
     OldOpts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
-    OldOpts.StdRoot = sema::findStdRoot(Argv0, reinterpret_cast<void *>(&emit));
+    OldOpts.StdRoot = support::dataDir();
     OldOpts.Sets.assign(Sets.begin(), Sets.end());
     Old = std::make_unique<sema::Compilation>(SM, Diags, OldCtx, std::move(OldOpts));
     if (!Old->run(OldID, OldFile))
@@ -266,7 +266,6 @@ int runVerify(llvm::SourceMgr &SM) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM X(argc, argv);
-  Argv0 = argv[0];
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "arecipec " << ARECIPE_VERSION << "\n";

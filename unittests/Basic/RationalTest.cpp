@@ -165,7 +165,7 @@ TEST(RationalTest, DecimalRendering) {
             NumericError::Overflow);
 }
 
-// The InferenceX CPU DRAM budget (domain.md §3):
+// The InferenceX CPU DRAM budget (docs/language.md §8):
 //   floor(min(avail_MiB, 2861022) × 1048576 × util × gpus_used
 //         / gpus_per_node / 1e9)
 // on an MI355X node (3,095,781 MiB, 8 of 8 GPUs), then / TP 8 per rank.

@@ -1,12 +1,12 @@
 //===- CellSummary.h - InferenceX-compatible cell summary JSON --*- C++ -*-===//
 //
 // Renders a cell's metrics as the JSON InferenceX's tooling reads (its field
-// names: request_metrics.throughput / latency with ttft, e2el, itl, intvty,
-// e2e_norm_intvty; num_requests_*; server_metrics), plus an `arecipe_client`
-// block for what InferenceX has no field for (error classes, the per-chunk
-// gap view, send lag, client CPU, stalls, and whether the client itself was
-// the bottleneck). Files are written atomically so a reader never sees half
-// a summary.
+// names, docs/metrics.md: request_metrics.throughput / latency with ttft,
+// e2el, itl, intvty, e2e_norm_intvty; num_requests_*; server_metrics), plus an
+// `arecipe_client` block for what InferenceX has no field for (error classes,
+// the per-chunk gap view, send lag, client CPU, stalls, and whether the
+// client itself was the bottleneck). Files are written atomically so a reader
+// never sees half a summary.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,8 +2,8 @@
 //
 // Pure functions from request records to the numbers a benchmark cell reports:
 // throughput (total and per GPU), TTFT, end-to-end latency, per-request ITL and
-// the per-chunk gap view, interactivity, error rate. The definitions are those
-// of InferenceX and are written out with formulas in docs/metrics.md; every
+// the per-chunk gap view, interactivity, error rate. The definitions are
+// InferenceX's, written out with formulas in docs/metrics.md; every
 // latency is measured from the request's *scheduled* time, so client-side
 // queueing is never hidden. Nothing here touches the network or the clock.
 //

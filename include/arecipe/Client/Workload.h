@@ -3,8 +3,9 @@
 // The client's entry point for the runtime (arecipe-run calls it in process)
 // and for arecipe-load: describe a workload and an endpoint, get back every
 // request record plus the server-metrics deltas of the measured window.
-// Workloads follow InferenceX's: fixed ISL/OSL with random prompts (closed
-// loop, or an open-loop request rate whose queue time counts in latency), and
+// Workloads (docs/metrics.md#workloads): fixed ISL/OSL with random prompts
+// (closed loop, or an open-loop request rate whose queue time counts in
+// latency), and
 // agentic multi-turn replay of a trace with session lanes. Metrics are
 // computed separately (Metrics.h), so records can also be re-summarised
 // offline.

@@ -1,6 +1,6 @@
 //===- InferenceXEmitter.h - `arecipec --emit inferencex` ------*- C++ -*-===//
 //
-// The recipe as an InferenceX master-config entry (inferencex.md §1): image,
+// The recipe as an InferenceX master-config entry (docs/emitters.md): image,
 // model, model-prefix, runner, precision, framework, multinode, and the
 // scenario with one search-space arm per group of cells that share their
 // parallelism, offload and speculative settings, each with its conc-list;

@@ -165,11 +165,12 @@ struct PreflightAction {
   std::vector<std::pair<std::string, Value>> Args;
 };
 
-/// One engine process of a cell's topology (domain.md §4), with the
-/// renderings that apply to it. Engine render conditions and `emit` items
-/// may read `role` ("server", "worker", "prefill", "decode") and `rank`
-/// (the process's index within its role), which is how a multi-node
-/// worker gets `--headless` and a prefill server its KV producer role.
+/// One engine process of a cell's topology (docs/sema.md#gpus-and-nodes),
+/// with the renderings that apply to it. Engine render conditions and
+/// `emit` items may read `role` ("server", "worker", "prefill", "decode")
+/// and `rank` (the process's index within its role), which is how a
+/// multi-node worker gets `--headless` and a prefill server its KV producer
+/// role.
 struct ServerProcess {
   std::string Role;
   int64_t Rank = 0;

@@ -40,17 +40,12 @@ namespace sema {
 struct SemaOptions {
   /// `-I DIR`, searched in order after the importing file's directory.
   std::vector<std::string> IncludeDirs;
-  /// The directory that contains `std/` (see findStdRoot); searched last.
+  /// The directory that contains `std/`, searched last; the tools pass
+  /// support::dataDir() (arecipe/Support/InstallLayout.h).
   std::string StdRoot;
   /// `--set name=value`, in command-line order.
   std::vector<std::string> Sets;
 };
-
-/// The directory holding the standard library's `std/` folder: next to the
-/// installed executable (`<prefix>/share/arecipe`), else the source tree
-/// this compiler was built from. Argv0 and MainAddr locate the executable
-/// as llvm::sys::fs::getMainExecutable does. Empty if neither exists.
-std::string findStdRoot(const char *Argv0, void *MainAddr);
 
 class SemaImpl;
 
