@@ -1,6 +1,7 @@
 //===- EventLoop.cpp - The one libevent loop arecipe-sim runs on ----------===//
 #include "EventLoop.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -29,8 +30,12 @@ Timer::~Timer() {
 void Timer::fire(int, short, void *Self) { static_cast<Timer *>(Self)->Fn(); }
 
 void Timer::arm(double WallSeconds) {
-  if (WallSeconds < 0)
+  // Options are bounded, but a timer must never be handed a value a timeval
+  // cannot hold: NaN and negatives fire at once, anything beyond 31 years
+  // waits 31 years.
+  if (!(WallSeconds >= 0))
     WallSeconds = 0;
+  WallSeconds = std::min(WallSeconds, 1e9);
   timeval Tv;
   Tv.tv_sec = static_cast<time_t>(WallSeconds);
   Tv.tv_usec = static_cast<suseconds_t>((WallSeconds - Tv.tv_sec) * 1e6);
@@ -64,6 +69,9 @@ EventLoop::EventLoop() {
   // Streams can sit in the queue or in a long prefill with nothing to
   // write; the engine's front end does not time them out, nor do we.
   evhttp_set_timeout(Http, 24 * 3600);
+  // Bounded memory for any body a client sends; a million-token prompt is
+  // a few megabytes. evhttp answers 413 beyond it.
+  evhttp_set_max_body_size(Http, 256 << 20);
   evhttp_set_gencb(Http, &EventLoop::dispatchRequest, this);
   evhttp_set_allowed_methods(Http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
                                        EVHTTP_REQ_HEAD);

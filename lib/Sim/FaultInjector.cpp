@@ -55,8 +55,8 @@ void FaultInjector::crash(evhttp_connection *LastConn,
   Log.error(fmt::format("Fatal Python error: Segmentation fault (simulated "
                         "crash after {} requests, fault crash-after)",
                         F.CrashAfterRequests));
-  if (!F.GpuMemoryLeak)
-    Memory.write(false);
+  Memory.write(F.GpuMemoryLeak ? GpuMemoryFile::State::Leaked
+                               : GpuMemoryFile::State::Released);
   fflush(stderr);
   // An engine crash leaves no time for cleanup and serves nothing more: the
   // listener and every connection close now (no flush, no teardown), and the

@@ -58,7 +58,8 @@ std::string HttpFrontEnd::modelsJson() const {
                {"owned_by", "arecipe-sim"},
                {"root", Config.Model},
                {"max_model_len", contextLimit()}};
-  return json({{"object", "list"}, {"data", {Card}}}).dump();
+  return json({{"object", "list"}, {"data", {Card}}})
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 void HttpFrontEnd::handleCompletion(evhttp_request *Req, bool Chat) {
@@ -79,36 +80,25 @@ void HttpFrontEnd::handleCompletion(evhttp_request *Req, bool Chat) {
     return;
   }
   CompletionRequest Parsed;
-  std::string Error;
-  if (!parseCompletionRequest(requestBody(Req), Chat, Parsed, Error)) {
-    reply(Req, 400, errorBody(Error, "BadRequestError", 400));
+  std::string Error, Param;
+  if (!parseCompletionRequest(requestBody(Req), Chat, Parsed, Error, Param)) {
+    reply(Req, 400, errorBody(Error, "BadRequestError", 400, Param));
     return;
   }
   if (!Parsed.Model.empty() && Parsed.Model != Config.servedName() &&
       Parsed.Model != Config.Model) {
     reply(Req, 404,
           errorBody(fmt::format("The model `{}` does not exist.", Parsed.Model),
-                    "NotFoundError", 404));
+                    "NotFoundError", 404, "model"));
     return;
   }
-  long Limit = contextLimit();
-  long MaxTokens = Parsed.MaxTokens.value_or(std::min(
-      P.Options.DefaultMaxTokens, std::max(1L, Limit - Parsed.PromptTokens)));
-  if (Parsed.PromptTokens + MaxTokens > Limit || Parsed.PromptTokens == 0) {
-    reply(Req, 400,
-          errorBody(
-              Parsed.PromptTokens == 0
-                  ? std::string("the prompt is empty")
-                  : fmt::format(
-                        "This model's maximum context length is {} tokens. "
-                        "However, you requested {} tokens ({} in the "
-                        "messages, {} in the completion). Please reduce the "
-                        "length of the messages or completion.",
-                        Limit, Parsed.PromptTokens + MaxTokens,
-                        Parsed.PromptTokens, MaxTokens),
-              "BadRequestError", 400));
+  CompletionAdmission Admit =
+      admitCompletion(Parsed, contextLimit(), P.Options.DefaultMaxTokens);
+  if (!Admit.Error.empty()) {
+    reply(Req, 400, errorBody(Admit.Error, "BadRequestError", 400, Admit.Param));
     return;
   }
+  long MaxTokens = Admit.MaxTokens;
   if (std::string Session = requestHeader(Req, "X-Session-ID");
       !Session.empty())
     Sessions.insert(Session);
@@ -165,14 +155,17 @@ void HttpFrontEnd::handleProfile(evhttp_request *Req, bool StartProfile) {
     return;
   }
   P.Log.info(fmt::format("Profiler stopped: trace written to {}", Path));
-  reply(Req, 200, json({{"traces", {Path}}}).dump());
+  reply(Req, 200,
+        json({{"traces", {Path}}})
+            .dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 std::string HttpFrontEnd::metricsText() const {
   const std::string Prefix = metricPrefix(Config.Engine);
   const Scheduler &Sched = P.Engine.scheduler();
   const SchedulerStats &S = Sched.stats();
-  std::string Label = json(Config.servedName()).dump();
+  std::string Label = json(Config.servedName())
+                          .dump(-1, ' ', false, json::error_handler_t::replace);
   std::string Out;
   auto Metric = [&](const char *Name, const char *Type, const char *Help,
                     double Value) {
@@ -284,7 +277,8 @@ std::string HttpFrontEnd::infoJson() const {
             {"knobs", Knobs},
             {"warnings", P.Warnings},
             {"faults", Faults}};
-  return J.dump(2);
+  // Knobs and names come from the engine argv, which may hold any bytes.
+  return J.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 } // namespace arecipe::sim

@@ -41,7 +41,7 @@ public:
 
 private:
   void exitWith(int Code);
-  void writeGpuMemory(bool Allocated);
+  void writeGpuMemory(GpuMemoryFile::State S);
 
   // Declared first, destroyed last: every timer, request and connection of
   // the components below lives on it.
@@ -81,7 +81,7 @@ SimServer::SimServer(SimOptions Options, Roofline TheModel, StartupPlan ThePlan,
            [this] { Active.flushAll(); }}),
       Active(Loop, Engine, Faults, Memory, Log),
       Startup(Plan, Loop, Clock, Log,
-              {[this] { writeGpuMemory(true); },
+              {[this] { writeGpuMemory(GpuMemoryFile::State::Held); },
                [this] {
                  Engine.setReady();
                  Log.info(
@@ -142,18 +142,20 @@ int SimServer::run() {
   return ExitCode;
 }
 
-void SimServer::writeGpuMemory(bool Allocated) {
-  if (!Memory.write(Allocated))
+void SimServer::writeGpuMemory(GpuMemoryFile::State S) {
+  if (!Memory.write(S))
     Log.warning(fmt::format("cannot write {}", Memory.path()));
 }
 
 void SimServer::exitWith(int Code) {
   ExitCode = Code;
   Engine.stop();
-  if (Faults.leaksGpuMemory())
+  if (Faults.leaksGpuMemory()) {
     Log.warning("exiting without releasing device memory (fault gpu-mem-leak)");
-  else
-    writeGpuMemory(false);
+    writeGpuMemory(GpuMemoryFile::State::Leaked);
+  } else {
+    writeGpuMemory(GpuMemoryFile::State::Released);
+  }
   Loop.exit();
 }
 

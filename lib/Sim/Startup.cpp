@@ -2,6 +2,7 @@
 #include "arecipe/Sim/Startup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -100,9 +101,23 @@ void planCpuTier(StartupPlan &Plan, const Roofline &Model,
   double PerRank = C.CpuOffloadBytesPerRank;
   if (Connector.find("lmcache") != std::string::npos) {
     std::string Size = envOr(Env, "LMCACHE_MAX_LOCAL_CPU_SIZE", "5");
-    PerRank = std::strtod(Size.c_str(), nullptr) * 1e9;
+    char *End = nullptr;
+    double Gb = std::strtod(Size.c_str(), &End);
+    // LMCache refuses a size it cannot read; so does its stand-in, rather
+    // than sizing a tier from NaN.
+    if (Size.empty() || *End != '\0' || !std::isfinite(Gb) || Gb < 0) {
+      StartupPhase P;
+      P.Name = "pin-cpu-tier";
+      P.EndLines.push_back(fmt::format(
+          "ValueError: LMCACHE_MAX_LOCAL_CPU_SIZE='{}' is not a size in GB",
+          Size));
+      P.ExitCode = 1;
+      Plan.Phases.push_back(std::move(P));
+      return;
+    }
+    PerRank = Gb * 1e9;
   }
-  if (PerRank <= 0)
+  if (!(PerRank > 0) || !std::isfinite(PerRank))
     return;
   const HardwareProfile &Hw = Model.hardware();
   int RanksOnNode = std::min(C.gpus(), Hw.GpusPerNode);

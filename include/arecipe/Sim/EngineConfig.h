@@ -18,6 +18,11 @@ namespace arecipe::sim {
 
 enum class EngineKind { Atom, Vllm, Sglang };
 
+/// Bounds of knobs whose products the model forms (rows per decode, graph
+/// sizes): larger values are argument errors, so nothing can overflow.
+inline constexpr int MaxSpeculativeTokens = 64;
+inline constexpr int MaxCaptureSize = 1 << 16;
+
 const char *engineName(EngineKind Kind);
 /// "atom" / "vllm" / "sglang" → kind.
 std::optional<EngineKind> engineFromName(const std::string &Name);

@@ -17,6 +17,12 @@
 
 namespace arecipe::sim {
 
+/// Bounds of every duration and count the options take: a simulated
+/// duration beyond 1e9 s (31 years) or a count beyond 2^53 is refused, so no
+/// value can wrap or overflow a timer.
+inline constexpr double MaxSimSeconds = 1e9;
+inline constexpr uint64_t MaxSimCount = uint64_t(1) << 53;
+
 /// Faults injected with --sim-fault SPEC (see docs/simulator.md).
 struct FaultPlan {
   double SlowStartSeconds = 0;   // slow-start=S: extra weight-loading time
