@@ -138,9 +138,9 @@ const FlagSpec Flags[] = {
     {"--trust-remote-code", All, "ignored.trust_remote_code", Arity::Switch},
     {"--state-checkpoint-interval-tokens", A, "ignored.state_checkpoint",
      Arity::Value},
-    {"--enable-expert-parallel", A | V, "ignored.expert_parallel",
-     Arity::Switch},
-    {"--ep-size", S, "ignored.ep_size", Arity::Value},
+    {"--enable-expert-parallel", A | V, "expert_parallel", Arity::Switch},
+    {"--ep-size", S, "ep", Arity::Value},
+    {"--expert-parallel-size", S, "ep", Arity::Value},
     {"--enable-metrics", S, "ignored.enable_metrics", Arity::Switch},
     {"--nnodes", V | S, "ignored.nnodes", Arity::Value},
     {"--node-rank", V | S, "ignored.node_rank", Arity::Value},
@@ -152,7 +152,7 @@ const FlagSpec Flags[] = {
     {"--disable-log-requests", V, "ignored.disable_log_requests",
      Arity::Switch},
     {"--disable-uvicorn-access-log", A, "ignored.access_log", Arity::Switch},
-    {"--enable-dp-attention", A | S, "ignored.dp_attention", Arity::Switch},
+    {"--enable-dp-attention", A | S, "dp_attention", Arity::Switch},
 };
 
 unsigned maskOf(EngineKind Kind) {
@@ -269,6 +269,12 @@ private:
       return parseIntIn(V, 1, 1024, C.DataParallel);
     if (K == "dcp")
       return parseIntIn(V, 1, 1024, C.DecodeContextParallel);
+    if (K == "ep")
+      return parseIntIn(V, 1, 1 << 20, C.ExpertParallelSize);
+    if (K == "expert_parallel")
+      return C.ExpertParallel = (V == "true"), true;
+    if (K == "dp_attention")
+      return C.DpAttention = (V == "true"), true;
     if (K == "max_num_seqs")
       return parseIntIn(V, 1, 1 << 20, C.MaxNumSeqs);
     if (K == "max_num_batched_tokens")
@@ -404,6 +410,28 @@ std::optional<EngineKind> detectEngine(const std::vector<std::string> &Argv,
 
 } // namespace
 
+std::string checkParallelLayout(const EngineConfig &C) {
+  if (C.DpAttention && C.TensorParallel % C.DataParallel != 0)
+    return fmt::format("with dp-attention, data-parallel-size {} must divide "
+                       "tensor-parallel-size {}",
+                       C.DataParallel, C.TensorParallel);
+  // DCP shards the KV of one request over the GPUs of its attention.
+  if (C.attentionTp() % C.DecodeContextParallel != 0)
+    return C.DpAttention
+               ? fmt::format("decode-context-parallel-size {} must divide the "
+                             "attention's tensor-parallel size {} "
+                             "(tensor-parallel-size {} / dp {})",
+                             C.DecodeContextParallel, C.attentionTp(),
+                             C.TensorParallel, C.DataParallel)
+               : fmt::format("decode-context-parallel-size {} must divide "
+                             "tensor-parallel-size {}",
+                             C.DecodeContextParallel, C.TensorParallel);
+  if (C.ExpertParallelSize > 1 && C.TensorParallel % C.ExpertParallelSize != 0)
+    return fmt::format("ep-size {} must divide tp-size {}",
+                       C.ExpertParallelSize, C.TensorParallel);
+  return "";
+}
+
 bool parseIntList(const std::string &Text, std::vector<int> &Out) {
   Out.clear();
   std::string Digits;
@@ -523,10 +551,8 @@ EngineParseResult parseEngineArgv(const std::vector<std::string> &Argv,
     R.Error = "no model given (--model / --model-path / vllm serve MODEL)";
     return R;
   }
-  if (C.TensorParallel % C.DecodeContextParallel != 0) {
-    R.Error = fmt::format("decode-context-parallel-size {} must divide "
-                          "tensor-parallel-size {}",
-                          C.DecodeContextParallel, C.TensorParallel);
+  if (std::string Error = checkParallelLayout(C); !Error.empty()) {
+    R.Error = Error;
     return R;
   }
   if (C.Engine == EngineKind::Sglang)

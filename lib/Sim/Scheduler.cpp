@@ -79,7 +79,7 @@ void Scheduler::lookupPrefix(Sequence &Seq) {
 
 void Scheduler::admit() {
   while (!Waiting.empty() &&
-         static_cast<int>(Running.size()) < Config.MaxNumSeqs) {
+         static_cast<long>(Running.size()) < Model.maxRunningSequences()) {
     Sequence &Next = Waiting.front();
     // A request that can never fit is admitted alone so that it makes
     // progress instead of blocking the queue forever.
@@ -138,7 +138,7 @@ StepResult Scheduler::step() {
   // which balances the stages.
   const int RowsPerDecode = Config.rowsPerDecode();
   std::vector<StepShape> Micro(Config.PipelineParallel);
-  std::vector<long> Budget(Micro.size(), Config.MaxNumBatchedTokens);
+  std::vector<long> Budget(Micro.size(), Model.batchedTokenBudget());
   auto Roomiest = [&Budget] {
     return static_cast<size_t>(std::max_element(Budget.begin(), Budget.end()) -
                                Budget.begin());

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "arecipe/Sim/Server.h"
+#include "arecipe/Sim/SimSpec.h"
 #include "AtomicFile.h"
 #include "Completions.h"
 #include "EngineLoop.h"
@@ -50,7 +51,7 @@ private:
   Roofline Model;
   const EngineConfig &Config;
   StartupPlan Plan;
-  std::string ModelNote; // how the model profile was chosen, when not named
+  std::string ModelNote; // where the model's description came from
   std::vector<std::string> Warnings;
   SimClock Clock;
   SimLog Log;
@@ -102,10 +103,11 @@ int SimServer::run() {
       exitWith(0);
     });
 
-  Log.info(fmt::format("arecipe-sim simulating {} on {} x {} (model profile "
-                       "{}), time scale {:g} simulated s per wall s",
-                       engineName(Config.Engine), Config.gpus(),
-                       Model.hardware().Name, Model.model().Name, O.TimeScale));
+  Log.info(fmt::format("arecipe-sim simulating {} serving model {} on {} x {} "
+                       "({}), time scale {:g} simulated s per wall s",
+                       engineName(Config.Engine), Model.model().Name,
+                       Config.gpus(), Model.hardware().Name,
+                       Model.model().Source, O.TimeScale));
   if (!ModelNote.empty())
     Log.info(ModelNote);
   for (const std::string &W : Warnings)
@@ -159,6 +161,67 @@ void SimServer::exitWith(int Code) {
   Loop.exit();
 }
 
+/// What to simulate: the spec when given (model and hardware from the
+/// recipe), else the hardware profile and a model profile named by
+/// --sim-model or matching the names the engine serves. Never another
+/// model: with none of these it is an error naming what is missing.
+bool resolveSubject(const SimOptions &O, const EngineConfig &Config,
+                    HardwareProfile &Hw, ModelProfile &Model,
+                    std::string &Note, std::string &Error) {
+  if (!O.SpecFile.empty()) {
+    if (!O.Model.empty() || !O.Hardware.empty()) {
+      Error = "--sim-spec describes both the model and the hardware; it "
+              "cannot be combined with --sim-model or --sim-hardware";
+      return false;
+    }
+    if (!loadSimSpec(O.SpecFile, Hw, Model, Error))
+      return false;
+    if (!Config.DraftModel.empty() && Model.DraftModelBytes <= 0) {
+      Error = fmt::format("{}: model.draft_checkpoint_bytes: missing: the "
+                          "engine loads a drafter ({})",
+                          O.SpecFile, Config.DraftModel);
+      return false;
+    }
+    Note = fmt::format("model {} and hardware {} from the simulation spec {}",
+                       Model.Name, Hw.Name, O.SpecFile);
+    return true;
+  }
+  // Named explicitly (a profile name, an alias or a file) or inferred from
+  // the names the engine serves, as a real engine reads its model's config.
+  std::string ModelName;
+  if (!O.Model.empty()) {
+    ModelName = resolveModelProfile(O.Model, O.ProfilesDir);
+    if (ModelName != O.Model)
+      Note = fmt::format("model profile {} (--sim-model {} is one of its "
+                         "aliases)",
+                         ModelName, O.Model);
+  } else {
+    for (const std::string *Name : {&Config.servedName(), &Config.Model}) {
+      ModelName = findModelProfileFor(*Name, O.ProfilesDir);
+      if (!ModelName.empty()) {
+        Note = fmt::format("model profile {} inferred from '{}'", ModelName,
+                           *Name);
+        break;
+      }
+    }
+  }
+  if (ModelName.empty()) {
+    Error = fmt::format(
+        "nothing describes the model to simulate: no --sim-spec, and no "
+        "model profile in {}/models is named or aliased '{}'{}; pass "
+        "--sim-spec FILE (the recipe's model and hardware) or --sim-model "
+        "NAME",
+        O.ProfilesDir, Config.servedName(),
+        Config.Model == Config.servedName()
+            ? std::string()
+            : fmt::format(" or '{}'", Config.Model));
+    return false;
+  }
+  return loadHardwareProfile(O.Hardware.empty() ? "mi355x" : O.Hardware,
+                             O.ProfilesDir, Hw, Error) &&
+         loadModelProfile(ModelName, O.ProfilesDir, Model, Error);
+}
+
 } // namespace
 
 int runSimulator(SimOptions O, const Environment &Env) {
@@ -172,36 +235,8 @@ int runSimulator(SimOptions O, const Environment &Env) {
   const EngineConfig &Config = Parsed.Config;
   HardwareProfile Hw;
   ModelProfile Model;
-  std::string Error;
-  // Named explicitly (a profile name, an alias or a file) or inferred from
-  // the names the engine serves, as a real engine reads its model's config.
-  std::string ModelName;
-  std::string ModelNote;
-  if (!O.Model.empty()) {
-    ModelName = resolveModelProfile(O.Model, O.ProfilesDir);
-    if (ModelName != O.Model)
-      ModelNote = fmt::format("model profile {} (--sim-model {} is one of its "
-                              "aliases)",
-                              ModelName, O.Model);
-  } else {
-    for (const std::string *Name : {&Config.servedName(), &Config.Model}) {
-      ModelName = findModelProfileFor(*Name, O.ProfilesDir);
-      if (!ModelName.empty()) {
-        ModelNote = fmt::format("model profile {} inferred from '{}'",
-                                ModelName, *Name);
-        break;
-      }
-    }
-  }
-  if (ModelName.empty()) {
-    Parsed.Warnings.push_back(fmt::format(
-        "no model profile matches '{}'; modelling it as kimi-k3 (pass "
-        "--sim-model)",
-        Config.Model));
-    ModelName = "kimi-k3";
-  }
-  if (!loadHardwareProfile(O.Hardware, O.ProfilesDir, Hw, Error) ||
-      !loadModelProfile(ModelName, O.ProfilesDir, Model, Error)) {
+  std::string Note, Error;
+  if (!resolveSubject(O, Config, Hw, Model, Note, Error)) {
     fmt::print(stderr, "arecipe-sim: error: {}\n", Error);
     return 2;
   }
@@ -209,7 +244,7 @@ int runSimulator(SimOptions O, const Environment &Env) {
   Roofline Line(Hw, Model, Config);
   StartupPlan Plan = planStartup(Line, O, Env);
   SimServer Server(std::move(O), std::move(Line), std::move(Plan),
-                   std::move(ModelNote), std::move(Parsed.Warnings));
+                   std::move(Note), std::move(Parsed.Warnings));
   return Server.run();
 }
 

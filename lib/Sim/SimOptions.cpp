@@ -20,9 +20,12 @@ ENGINE_ARGV is the argv a real engine would get, e.g.
 
 options:
   --sim-engine atom|vllm|sglang  override engine detection
+  --sim-spec FILE                the model and hardware as the recipe declares them
+                                 (JSON; docs/simulator.md); excludes the two below
   --sim-hardware NAME|PATH       hardware profile (default mi355x)
-  --sim-model NAME|ALIAS|PATH    model profile by name, alias or file (default: from
-                                 --served-model-name or --model, else kimi-k3)
+  --sim-model NAME|ALIAS|PATH    model profile by name, alias or file (default: the
+                                 profile --served-model-name or --model names; none
+                                 is an error)
   --sim-profiles-dir DIR         profile directory (default: std/sim of the source tree)
   --sim-time-scale K             K simulated seconds per wall-clock second (default 1)
   --sim-seed N                   seed for speculative-decoding acceptance (default 0)
@@ -151,6 +154,8 @@ bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &O,
       O.Hardware = Value;
     else if (Opt == "--sim-model")
       O.Model = Value;
+    else if (Opt == "--sim-spec")
+      O.SpecFile = Value;
     else if (Opt == "--sim-profiles-dir")
       O.ProfilesDir = Value;
     else if (Opt == "--sim-time-scale") {

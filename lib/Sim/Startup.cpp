@@ -136,8 +136,11 @@ void planCpuTier(StartupPlan &Plan, const Roofline &Model,
   } else {
     P.Seconds = PerRank / PinBytesPerSecond;
     Plan.CpuTierBytesPerRank = PerRank;
+    // Each rank's tier holds its share of the tokens, as its HBM does; the
+    // replicas' tiers add up.
     Plan.CpuTierTokens =
-        static_cast<long>(PerRank / Model.kvBytesPerTokenPerGpu());
+        static_cast<long>(PerRank / Model.kvBytesPerTokenPerGpu()) *
+        Model.sharding().Replicas;
     P.EndLines.push_back(fmt::format("CPU KV tier ready: {} tokens",
                                      Plan.CpuTierTokens));
   }
@@ -267,10 +270,18 @@ StartupPlan planStartup(const Roofline &Model, const SimOptions &O,
 
   StartupPhase Load;
   Load.Name = "load-weights";
-  double PerGpu = M.WeightBytes / C.gpus();
-  Load.StartLines.push_back(fmt::format(
-      "Loading weights: {} per GPU on {} GPUs (TP {} x PP {})", gb(PerGpu),
-      C.gpus(), C.TensorParallel, C.PipelineParallel));
+  const Sharding &Sh = Model.sharding();
+  double PerGpu = Model.targetWeightBytesPerGpu();
+  std::string Layout =
+      fmt::format("TP {} x PP {}", C.TensorParallel, C.PipelineParallel);
+  if (C.DataParallel > 1)
+    Layout += C.DpAttention ? fmt::format(", {} DP attention replicas of TP {}",
+                                          C.DataParallel, Sh.AttentionTp)
+                            : fmt::format(" x DP {}", C.DataParallel);
+  if (Sh.ExpertShards != Sh.DenseShards && M.NumExperts > 0)
+    Layout += fmt::format(", experts over {} GPUs", Sh.ExpertShards);
+  Load.StartLines.push_back(fmt::format("Loading weights: {} per GPU on {} GPUs ({})",
+                                        gb(PerGpu), C.gpus(), Layout));
   Load.Seconds = PerGpu / Hw.WeightLoadBandwidth + O.Faults.SlowStartSeconds;
   Load.ProgressLabel = "Loading weights";
   Load.EndLines.push_back(
@@ -289,10 +300,18 @@ StartupPlan planStartup(const Roofline &Model, const SimOptions &O,
 
   StartupPhase Kv;
   Kv.Name = "kv-cache";
+  // Per GPU: the pool and what one token costs there; per replica: the
+  // tokens every GPU of a replica holds its share of; the server: all
+  // replicas.
   Kv.StartLines.push_back(fmt::format(
-      "KV cache: {} tokens ({} per GPU, kv dtype {}, block size {}, dcp {})",
-      Model.kvCapacityTokens(), gb(Model.kvPoolBytesPerGpu()), C.KvCacheDtype,
-      C.BlockSize, C.DecodeContextParallel));
+      "KV cache: {} tokens ({} per replica x {} replica{}; per GPU {} at {:.0f} "
+      "bytes per token: {} KV over attention TP {} x PP {} x DCP {}, kv dtype "
+      "{}, block size {}, dcp {})",
+      Model.kvCapacityTokens(), Model.kvCapacityTokensPerReplica(),
+      Sh.Replicas, Sh.Replicas == 1 ? "" : "s", gb(Model.kvPoolBytesPerGpu()),
+      Model.kvBytesPerTokenPerGpu(), attentionName(M.Attention),
+      Sh.AttentionTp, C.PipelineParallel, C.DecodeContextParallel,
+      C.KvCacheDtype, C.BlockSize, C.DecodeContextParallel));
   Plan.Phases.push_back(std::move(Kv));
 
   planCpuTier(Plan, Model, Env);

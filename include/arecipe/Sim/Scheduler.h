@@ -1,7 +1,8 @@
 //===- Scheduler.h - Continuous batching over simulated time -*- C++ -*-===//
 //
 // The engine's serving loop without the network: requests wait, are
-// admitted under max-num-seqs and KV capacity, prefill in chunks under the
+// admitted under max-num-seqs and KV capacity (both per DP rank, pooled
+// over the ranks as if the engine balanced them perfectly), prefill in chunks under the
 // max-num-batched-tokens budget with prefix-cache reuse (GPU tier, then the
 // optional CPU tier), and decode one token per step, or on average AL tokens
 // per step with speculative decoding. step() plans and applies one engine

@@ -39,8 +39,9 @@ enum class LogLevel { Debug, Info, Warning, Error };
 
 struct SimOptions {
   std::optional<EngineKind> Engine;
-  std::string Hardware = "mi355x";
-  std::string Model; // empty: derived from the engine's --model
+  std::string Hardware; // empty: mi355x (without --sim-spec)
+  std::string Model;    // empty: derived from the engine's --model
+  std::string SpecFile; // --sim-spec: the model and hardware, from the recipe
   std::string ProfilesDir;
   double TimeScale = 1;
   uint64_t Seed = 0;
