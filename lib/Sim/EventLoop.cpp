@@ -146,6 +146,8 @@ bool EventLoop::listenLoopback(int Port, std::string &Error) {
 
 void EventLoop::run() { event_base_dispatch(Base); }
 
+void EventLoop::runPending() { event_base_loop(Base, EVLOOP_NONBLOCK); }
+
 void EventLoop::exit() { event_base_loopexit(Base, nullptr); }
 
 bool EventLoop::exiting() const { return event_base_got_exit(Base); }

@@ -76,6 +76,9 @@ public:
 
   /// Runs until exit() or until nothing is left to wait for.
   void run();
+  /// Runs what is due now (deferred frees) without waiting, e.g. after
+  /// run() returned.
+  void runPending();
   void exit();
   bool exiting() const;
 

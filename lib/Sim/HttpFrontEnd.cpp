@@ -118,8 +118,9 @@ void HttpFrontEnd::handleCompletion(evhttp_request *Req, bool Chat) {
   C->ArrivedAt = P.Clock.now();
   double ArrivedAt = C->ArrivedAt;
   P.Active.accept(std::move(C));
-  P.Engine.submit(ArrivedAt, {Id, Parsed.PromptTokens,
-                              std::move(Parsed.BlockHashes), MaxTokens});
+  P.Engine.submit(ArrivedAt,
+                  {Id, Parsed.PromptTokens, std::move(Parsed.BlockHashes),
+                   MaxTokens, Parsed.RemotePrefill});
 }
 
 void HttpFrontEnd::handleProfile(evhttp_request *Req, bool StartProfile) {
@@ -259,6 +260,8 @@ std::string HttpFrontEnd::infoJson() const {
       {"kv_capacity_tokens_per_replica", P.Model.kvCapacityTokensPerReplica()},
       {"kv_pool_bytes_per_gpu", P.Model.kvPoolBytesPerGpu()},
       {"kv_bytes_per_token_per_gpu", P.Model.kvBytesPerTokenPerGpu()},
+      {"interconnect_bandwidth", P.Model.hardware().InterconnectBandwidth},
+      {"remote_prefill_tokens", S.RemotePrefillTokens},
       {"kv_used_tokens", Sched.kvUsedTokens()},
       {"cpu_tier_tokens", P.Plan.CpuTierTokens},
       {"weight_bytes_per_gpu", P.Model.weightBytesPerGpu()},

@@ -242,6 +242,14 @@ bool parseCompletionRequest(std::string_view Body, bool Chat,
               "stream_options.continuous_usage_stats");
   }
   Out.IgnoreEos = C.boolean(J, "ignore_eos", "ignore_eos").value_or(false);
+  // vLLM's disaggregated-serving field, as its PD proxy sets it.
+  if (const json *Kv = C.optional(J, "kv_transfer_params")) {
+    if (!Kv->is_object())
+      return C.wrongType("kv_transfer_params", "an object", *Kv);
+    Out.RemotePrefill = C.boolean(*Kv, "do_remote_prefill",
+                                  "kv_transfer_params.do_remote_prefill")
+                            .value_or(false);
+  }
   // Sampling fields change nothing the simulator models, but a client that
   // sends one of the wrong type gets the 400 a real engine would give.
   for (const char *Key : {"temperature", "top_p", "min_p", "frequency_penalty",

@@ -87,10 +87,17 @@ void Scheduler::admit() {
       break;
     Sequence Seq = std::move(Next);
     Waiting.pop_front();
-    if (!Seq.Started && Config.PrefixCaching)
+    if (!Seq.Started && Seq.Req.RemotePrefill) {
+      // The KV is already here, as after a full prefix hit: the engine
+      // recomputes the last token for its logits (and reports the rest as
+      // cached, as vLLM does for KV it received).
+      Seq.CachedTokens = Seq.Prefilled = std::max(0L, Seq.Req.PromptTokens - 1);
+      Stats.RemotePrefillTokens += Seq.CachedTokens;
+    } else if (!Seq.Started && Config.PrefixCaching) {
       lookupPrefix(Seq);
-    else if (!Config.PrefixCaching)
+    } else if (!Config.PrefixCaching) {
       Stats.PrefixQueriedTokens += Seq.Req.PromptTokens;
+    }
     HeldTokens += Seq.held();
     Running.push_back(std::move(Seq));
   }

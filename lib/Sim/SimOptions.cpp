@@ -1,7 +1,9 @@
 //===- SimOptions.cpp - Parsing --sim-* options and fault specs -----------===//
 #include "arecipe/Sim/SimOptions.h"
+#include "arecipe/Sim/RouterPolicy.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +14,7 @@ namespace arecipe::sim {
 
 const char *simUsage() {
   return R"(usage: arecipe-sim [--sim-OPTION ...] -- ENGINE_ARGV...
+       arecipe-sim --sim-router POLICY --sim-backend URL... [--sim-OPTION ...]
 
 ENGINE_ARGV is the argv a real engine would get, e.g.
   python -m atom.entrypoints.openai_server --model M --server-port 8000 ...
@@ -39,6 +42,15 @@ options:
                                  malformed-sse=N, reset=N, http-5xx=START:COUNT[:CODE],
                                  gpu-mem-leak
   --sim-log-level debug|info|warning|error
+
+router mode (a request router in front of engine servers; no engine argv):
+  --sim-router POLICY            round_robin, random (--sim-seed), consistent_hash,
+                                 dp_sticky or pd
+  --sim-backend URL              repeatable: http://HOST:PORT of an engine server
+  --sim-prefill URL              repeatable (pd): a prefill server
+  --sim-decode URL               repeatable (pd): a decode server
+  --sim-router-header NAME       the key of consistent_hash and dp_sticky (X-Session-ID)
+  --sim-router-port PORT         where the router listens (default 0: ephemeral)
 )";
 }
 
@@ -120,6 +132,21 @@ bool parseFault(const std::string &Spec, FaultPlan &F, std::string &Error) {
   return false;
 }
 
+/// Which backends a policy needs: pd prefill and decode pools, every other
+/// policy one pool of --sim-backend.
+static bool checkRouterOptions(const SimOptions &O, std::string &Error) {
+  bool Pd = O.RouterPolicy == "pd";
+  if (Pd && (O.Prefills.empty() || O.Decodes.empty() || !O.Backends.empty()))
+    Error = "--sim-router pd needs at least one --sim-prefill URL and one "
+            "--sim-decode URL, and no --sim-backend";
+  else if (!Pd &&
+           (O.Backends.empty() || !O.Prefills.empty() || !O.Decodes.empty()))
+    Error = fmt::format("--sim-router {} needs at least one --sim-backend URL "
+                        "(--sim-prefill and --sim-decode are for pd)",
+                        O.RouterPolicy);
+  return Error.empty();
+}
+
 bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &O,
                      std::string &Error, bool &WantHelp) {
   WantHelp = false;
@@ -156,7 +183,28 @@ bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &O,
       O.Model = Value;
     else if (Opt == "--sim-spec")
       O.SpecFile = Value;
-    else if (Opt == "--sim-profiles-dir")
+    else if (Opt == "--sim-router") {
+      Expected = "round_robin, random, consistent_hash, dp_sticky or pd";
+      Ok = routingPolicyFromName(Value).has_value();
+      O.RouterPolicy = Value;
+    } else if (Opt == "--sim-backend")
+      O.Backends.push_back(Value);
+    else if (Opt == "--sim-prefill")
+      O.Prefills.push_back(Value);
+    else if (Opt == "--sim-decode")
+      O.Decodes.push_back(Value);
+    else if (Opt == "--sim-router-header") {
+      Expected = "an HTTP header name";
+      Ok = !Value.empty() &&
+           std::all_of(Value.begin(), Value.end(), [](unsigned char C) {
+             return std::isalnum(C) || C == '-' || C == '_';
+           });
+      O.RouterHeader = Value;
+    } else if (Opt == "--sim-router-port") {
+      Expected = "a port in [0, 65535]";
+      Ok = toUnsigned(Value, 0, 65535, U);
+      O.RouterPort = int(U);
+    } else if (Opt == "--sim-profiles-dir")
       O.ProfilesDir = Value;
     else if (Opt == "--sim-time-scale") {
       Expected = "a number in [0.001, 1e6]";
@@ -209,6 +257,12 @@ bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &O,
     }
   }
   O.EngineArgv.assign(Args.begin() + I, Args.end());
+  if (O.routerMode())
+    return checkRouterOptions(O, Error);
+  if (!O.Backends.empty() || !O.Prefills.empty() || !O.Decodes.empty()) {
+    Error = "--sim-backend, --sim-prefill and --sim-decode need --sim-router";
+    return false;
+  }
   if (O.EngineArgv.empty()) {
     Error = "no engine argv after --";
     return false;

@@ -25,6 +25,8 @@ int main(int argc, char **argv) {
     std::fputs(simUsage(), stdout);
     return 0;
   }
+  if (Options.routerMode())
+    return runRouter(std::move(Options));
   Environment Env;
   for (char **E = environ; *E; ++E) {
     std::string Entry = *E;

@@ -27,6 +27,9 @@ struct CompletionRequest {
   bool Stream = false;
   bool IncludeUsage = false;
   bool IgnoreEos = false;
+  /// kv_transfer_params.do_remote_prefill: a PD router sent the prompt to a
+  /// prefill server first; its KV is here already.
+  bool RemotePrefill = false;
 };
 
 /// Parses and checks a request body: every field the OpenAI API defines

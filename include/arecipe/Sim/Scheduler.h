@@ -28,6 +28,9 @@ struct ScheduledRequest {
   long PromptTokens = 0;
   std::vector<uint64_t> BlockHashes; // full 64-token blocks of the prompt
   long MaxTokens = 1;
+  /// Disaggregated decode: a prefill server computed the prompt and its KV
+  /// arrived over the interconnect; only the last token is computed here.
+  bool RemotePrefill = false;
 };
 
 /// What one request got from one step.
@@ -57,6 +60,7 @@ struct SchedulerStats {
   uint64_t AcceptedTokens = 0;
   uint64_t Preemptions = 0;
   uint64_t FinishedRequests = 0;
+  uint64_t RemotePrefillTokens = 0; // prompt KV received from prefill servers
 };
 
 class Scheduler {

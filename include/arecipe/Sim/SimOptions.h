@@ -54,10 +54,22 @@ struct SimOptions {
   double FetchTimeoutSeconds = 600;
   FaultPlan Faults;
   std::vector<std::string> EngineArgv;
+
+  // Router mode (--sim-router POLICY): a request router in front of engine
+  // servers instead of an engine (docs/simulator.md, "Router").
+  std::string RouterPolicy;                  // empty: simulate an engine
+  std::vector<std::string> Backends;         // --sim-backend URL (not pd)
+  std::vector<std::string> Prefills;         // --sim-prefill URL (pd)
+  std::vector<std::string> Decodes;          // --sim-decode URL (pd)
+  std::string RouterHeader = "X-Session-ID"; // consistent_hash, dp_sticky
+  int RouterPort = 0; // 0: ephemeral (see --sim-port-file)
+  bool routerMode() const { return !RouterPolicy.empty(); }
 };
 
-/// Parses `[--sim-OPTION ...] -- ENGINE_ARGV...`. Returns false and sets
-/// \p Error on a bad option; \p WantHelp is set by --help.
+/// Parses `[--sim-OPTION ...] -- ENGINE_ARGV...` (in router mode the
+/// `--` and what follows are optional: the argv of the router stood in for).
+/// Returns false and sets \p Error on a bad option; \p WantHelp is set by
+/// --help.
 bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &Out,
                      std::string &Error, bool &WantHelp);
 bool parseFault(const std::string &Spec, FaultPlan &Faults,
