@@ -68,9 +68,9 @@ struct FlagSpec {
   Arity Kind;
 };
 
-// Spellings from domain.md §5 and the engines' argument parsers. Knobs named
-// "ignored.*" are accepted silently: they exist in the engine but do not
-// change what the simulator models.
+// Spellings from the engines' argument parsers and the seed recipes in
+// examples/. Knobs named "ignored.*" are accepted silently: they exist in the
+// engine but do not change what the simulator models.
 const FlagSpec Flags[] = {
     {"--model", A | V, "model", Arity::Value},
     {"--model-path", S, "model", Arity::Value},

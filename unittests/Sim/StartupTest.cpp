@@ -133,7 +133,8 @@ TEST(Startup, AtomDefaultCaptureListStarts) {
   EXPECT_EQ(P.Phases.back().ExitCode, 0);
 }
 
-/// One cell of the reference recipe (domain.md section 2) as its server argv.
+/// One cell of the reference recipe (examples/kimik3-mi355x-atom.arecipe) as
+/// its server argv.
 struct ReferenceCell {
   int Conc, Dcp, Draft;
   const char *AcceptanceLength;
