@@ -56,8 +56,11 @@ static bool readJson(const std::string &NameOrPath, const std::string &Dir,
     Error = fmt::format("{}: not valid JSON", Path.string());
     return false;
   }
+  // A profile found by name is named; one given as a file, by its path.
   if (Source)
-    *Source = "profile " + Path.string();
+    *Source = "profile " + (Path.string() == NameOrPath
+                                ? NameOrPath
+                                : Path.stem().string());
   return true;
 }
 

@@ -44,20 +44,29 @@ public:
   }
   bool has(std::string_view Key) const { return find(Key) != nullptr; }
 
-  /// A finite number in [Min, Max]; \p Why says why it is needed when
-  /// missing.
+  /// The field, or null when absent; when \p Why is set the field is
+  /// needed, and its absence is the error, saying why.
+  const json *require(std::string_view Key, const char *Why) {
+    const json *V = find(Key);
+    if (!V && Why)
+      fail(Key, fmt::format("missing: {}", Why));
+    return V;
+  }
+  /// Reports a value of the wrong JSON type.
+  std::nullopt_t wrongType(std::string_view Key, const char *Expected,
+                           const json &V) {
+    fail(Key, fmt::format("expected {}, got {}", Expected, V.type_name()));
+    return std::nullopt;
+  }
+
+  /// A finite number in [Min, Max].
   std::optional<double> number(std::string_view Key, double Min, double Max,
                                const char *Why) {
-    const json *V = find(Key);
-    if (!V) {
-      if (Why)
-        fail(Key, fmt::format("missing: {}", Why));
+    const json *V = require(Key, Why);
+    if (!V)
       return std::nullopt;
-    }
     if (!V->is_number())
-      return fail(Key, fmt::format("expected a number, got {}",
-                                   V->type_name())),
-             std::nullopt;
+      return wrongType(Key, "a number", *V);
     double D = V->get<double>();
     if (!std::isfinite(D) || D < Min || D > Max)
       return fail(Key, fmt::format("{} is outside [{:g}, {:g}]", D, Min, Max)),
@@ -66,16 +75,11 @@ public:
   }
   std::optional<long> integer(std::string_view Key, long Min, long Max,
                               const char *Why) {
-    const json *V = find(Key);
-    if (!V) {
-      if (Why)
-        fail(Key, fmt::format("missing: {}", Why));
+    const json *V = require(Key, Why);
+    if (!V)
       return std::nullopt;
-    }
     if (!V->is_number_integer())
-      return fail(Key, fmt::format("expected an integer, got {}",
-                                   V->type_name())),
-             std::nullopt;
+      return wrongType(Key, "an integer", *V);
     if (V->is_number_unsigned() && V->get<uint64_t>() > uint64_t(Max))
       return fail(Key, fmt::format("is above {}", Max)), std::nullopt;
     long N = V->get<long>();
@@ -85,12 +89,9 @@ public:
     return N;
   }
   std::optional<std::string> string(std::string_view Key, const char *Why) {
-    const json *V = find(Key);
-    if (!V) {
-      if (Why)
-        fail(Key, fmt::format("missing: {}", Why));
+    const json *V = require(Key, Why);
+    if (!V)
       return std::nullopt;
-    }
     if (!V->is_string() || V->get_ref<const std::string &>().empty())
       return fail(Key, "expected a non-empty string"), std::nullopt;
     return V->get<std::string>();

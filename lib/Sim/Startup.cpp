@@ -304,14 +304,12 @@ StartupPlan planStartup(const Roofline &Model, const SimOptions &O,
   // tokens every GPU of a replica holds its share of; the server: all
   // replicas.
   Kv.StartLines.push_back(fmt::format(
-      "KV cache: {} tokens ({} per replica x {} replica{}; per GPU {} at {:.0f} "
-      "bytes per token: {} KV over attention TP {} x PP {} x DCP {}, kv dtype "
-      "{}, block size {}, dcp {})",
+      "KV cache: {} tokens ({} per replica x {}; per GPU {} at {:.0f} B per "
+      "token, {} over TP {} x PP {} x DCP {}; kv dtype {}, block size {})",
       Model.kvCapacityTokens(), Model.kvCapacityTokensPerReplica(),
-      Sh.Replicas, Sh.Replicas == 1 ? "" : "s", gb(Model.kvPoolBytesPerGpu()),
-      Model.kvBytesPerTokenPerGpu(), attentionName(M.Attention),
-      Sh.AttentionTp, C.PipelineParallel, C.DecodeContextParallel,
-      C.KvCacheDtype, C.BlockSize, C.DecodeContextParallel));
+      Sh.Replicas, gb(Model.kvPoolBytesPerGpu()), Model.kvBytesPerTokenPerGpu(),
+      attentionName(M.Attention), Sh.AttentionTp, C.PipelineParallel,
+      C.DecodeContextParallel, C.KvCacheDtype, C.BlockSize));
   Plan.Phases.push_back(std::move(Kv));
 
   planCpuTier(Plan, Model, Env);
