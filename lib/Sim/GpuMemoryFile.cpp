@@ -43,6 +43,10 @@ bool GpuMemoryFile::write(State S) const {
   if (!Ok || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
     close(Fd);
     unlink(Tmp.c_str());
+    // A release must take effect even on a full disk: a file that cannot
+    // say "nothing used" goes, and no file means nothing is used.
+    if (S == State::Released)
+      unlink(Path.c_str());
     return false;
   }
   if (HeldFd >= 0)

@@ -41,7 +41,8 @@ public:
   const std::string &path() const { return Path; }
   /// Replaces the file (through a temporary file and a rename, so a reader
   /// sees the old or the new state). Returns false when it cannot be
-  /// written.
+  /// written; a release that cannot be written (a full disk) removes the
+  /// file instead, which readers take as nothing used.
   bool write(State S) const;
 
 private:

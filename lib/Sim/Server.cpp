@@ -146,7 +146,10 @@ int SimServer::run() {
 
 void SimServer::writeGpuMemory(GpuMemoryFile::State S) {
   if (!Memory.write(S))
-    Log.warning(fmt::format("cannot write {}", Memory.path()));
+    Log.warning(fmt::format("cannot write {}{}", Memory.path(),
+                            S == GpuMemoryFile::State::Released
+                                ? ": removed it, nothing is held"
+                                : ""));
 }
 
 void SimServer::exitWith(int Code) {
