@@ -12,10 +12,10 @@ running.
 
 ACTIONS: "get PATH", "post PATH JSON [Header:Value]" (JSON may be @FILE), "term" (SIGTERM, wait,
 print the exit code), "kill" (SIGKILL, wait, print the exit code), "wait-exit", "cat FILE",
-"log" (print the log so far), "raw BYTES" (BYTES is a Python bytes literal sent as the whole
-request on a fresh connection, which should ask for "Connection: close"; prints the status line
-and body, or that the connection closed),
-"alive" (whether the process still runs).
+"log" (print the log, once it holds the ready line and has been quiet for 0.2 s),
+"raw BYTES" (BYTES is a Python bytes literal sent as the whole request on a fresh connection,
+which should ask for "Connection: close"; prints the status line and body, or that the
+connection closed), "alive" (whether the process still runs).
 """
 import argparse
 import ast
@@ -61,6 +61,22 @@ class Sim:
     def log(self):
         with self.lock:
             return list(self.lines)
+
+    def settled_log(self, expect=None, quiet=0.2, within=30):
+        """The log once the reader has caught up: it holds a line containing
+        `expect` (when given) and has not grown for `quiet` seconds. The
+        process writes its lines before it answers, but this thread reads
+        them on its own schedule, so a busy machine could otherwise print a
+        log that lags what the process has already done."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            with self.lock:
+                seen = expect is None or any(expect in l for l in self.lines)
+                idle = time.monotonic() - self.last_growth
+            if seen and idle >= quiet:
+                break
+            time.sleep(0.02)
+        return self.log()
 
     def port(self, within):
         deadline = time.monotonic() + within
@@ -176,6 +192,8 @@ def serve(sim, actions, within):
         except OSError:
             pass
         if time.monotonic() > deadline or sim.proc.poll() is not None:
+            if sim.proc.poll() is not None:
+                sim.reader.join(timeout=5)  # every line it wrote, read
             raise SystemExit("simctl: never healthy; log:\n" + "\n".join(sim.log()))
         time.sleep(0.02)
     for action in actions:
@@ -210,7 +228,7 @@ def serve(sim, actions, within):
             print("file %s:" % os.path.basename(words[1]))
             print(open(words[1]).read().rstrip("\n"))
         elif verb == "log":
-            print("\n".join(sim.log()))
+            print("\n".join(sim.settled_log("ready on http", within=within)))
         else:
             raise SystemExit("simctl: unknown action " + action)
 

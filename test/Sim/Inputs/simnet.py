@@ -38,6 +38,8 @@ def healthy(sim, within):
         except OSError:
             pass
         if time.monotonic() > deadline or sim.proc.poll() is not None:
+            if sim.proc.poll() is not None:
+                sim.reader.join(timeout=5)  # every line it wrote, read
             raise SystemExit("simnet: never healthy; log:\n" + "\n".join(sim.log()))
         time.sleep(0.02)
 
@@ -65,7 +67,9 @@ def main():
             target, at, name = verb.partition("@")
             sim = sims[name] if at else router
             if target == "log":
-                print("\n".join(sim.log()))
+                print("\n".join(sim.settled_log(
+                    "router ready on" if sim is router else "ready on http",
+                    within=opts.within)))
             elif target == "term":
                 sim.proc.send_signal(signal.SIGTERM)
                 sim.wait_exit(opts.within)
