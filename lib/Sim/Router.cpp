@@ -265,15 +265,10 @@ void RouterServer::route(evhttp_request *Req) {
     handleCompletion(Req);
   } else if (Path == "/v1/models") {
     // The model list is the backends': the decode server's under pd.
-    auto P = std::make_unique<Proxy>();
-    P->Id = ++NextId;
-    P->Router = this;
-    P->Client = Req;
-    P->Method = "GET";
-    P->Path = "/v1/models";
-    Proxy &Ref = *P;
-    Proxies.emplace(P->Id, std::move(P));
-    forward(Ref, Prefills, "", /*Final=*/true);
+    Proxy &P = newProxy(Req);
+    P.Method = "GET";
+    P.Path = "/v1/models";
+    forward(P, Prefills, "", /*Final=*/true);
   } else if (Path == "/metrics") {
     reply(Req, 200, metricsText(), "text/plain; version=0.0.4; charset=utf-8");
   } else if (Path == "/sim/router" || Path == "/sim/info") {
@@ -292,29 +287,21 @@ void RouterServer::handleCompletion(evhttp_request *Req) {
     return;
   }
   ++Requests;
-  auto P = std::make_unique<Proxy>();
-  P->Id = ++NextId;
-  P->Router = this;
-  P->Client = Req;
-  P->Path = std::string(requestPath(Req));
-  P->Body = std::string(requestBody(Req));
-  P->Headers = forwardedHeaders(Req);
+  Proxy &Ref = newProxy(Req);
+  Ref.Path = std::string(requestPath(Req));
+  Ref.Body = std::string(requestBody(Req));
+  Ref.Headers = forwardedHeaders(Req);
   if (Policy == RoutingPolicy::Pd) {
-    P->Prefill = Selector->choose("").Backend;
-    P->Serving = Prefills + DecodeSelector->choose("").Backend;
+    Ref.Prefill = Selector->choose("").Backend;
+    Ref.Serving = Prefills + DecodeSelector->choose("").Backend;
   } else {
     std::string Key = requestHeader(Req, O.RouterHeader.c_str());
     BackendSelector::Choice C = Selector->choose(Key);
-    P->Serving = C.Backend;
+    Ref.Serving = C.Backend;
     if (C.NewKey)
       Log.info(fmt::format("session {} -> backend {} ({})", Key, C.Backend,
                            Backends[C.Backend].Url.Text));
   }
-  P->ClientConn = evhttp_request_get_connection(Req);
-  evhttp_connection_set_closecb(P->ClientConn, &RouterServer::onClientClose,
-                                P.get());
-  Proxy &Ref = *P;
-  Proxies.emplace(P->Id, std::move(P));
   if (Policy != RoutingPolicy::Pd) {
     forward(Ref, Ref.Serving, Ref.Body, /*Final=*/true);
     return;
@@ -335,6 +322,21 @@ void RouterServer::handleCompletion(evhttp_request *Req) {
   J["stream"] = false;
   J.erase("stream_options");
   forward(Ref, Ref.Prefill, dumpJson(J), /*Final=*/false);
+}
+
+RouterServer::Proxy &RouterServer::newProxy(evhttp_request *Req) {
+  auto P = std::make_unique<Proxy>();
+  P->Id = ++NextId;
+  P->Router = this;
+  P->Client = Req;
+  // A client that goes away while its request is being routed must not get
+  // a reply sent to a freed request.
+  P->ClientConn = evhttp_request_get_connection(Req);
+  evhttp_connection_set_closecb(P->ClientConn, &RouterServer::onClientClose,
+                                P.get());
+  Proxy &Ref = *P;
+  Proxies.emplace(Ref.Id, std::move(P));
+  return Ref;
 }
 
 void RouterServer::forward(Proxy &P, size_t Index, const std::string &Body,

@@ -69,6 +69,8 @@ private:
   bool ready() const;
 
   void handleCompletion(evhttp_request *Req);
+  /// Registers a client request being routed.
+  Proxy &newProxy(evhttp_request *Req);
   void forward(Proxy &P, size_t BackendIndex, const std::string &Body,
                bool Final);
   void startDecode(Proxy &P);
