@@ -2,7 +2,7 @@
 # Runs libFuzzer targets for a fixed time each, one worker, on a working copy
 # of their seed corpus (docs/reliability.md).
 #
-#   fuzz/run.sh BUILD_DIR SECONDS [TARGET...]     TARGET: parse sema plan sse trace
+#   fuzz/run.sh BUILD_DIR SECONDS [TARGET...]     TARGET: parse sema plan sse trace sim
 #
 # BUILD_DIR is a -DARECIPE_FUZZ=ON build. Each target starts from
 # fuzz/corpus/<target>/ plus whatever earlier runs kept in
@@ -16,7 +16,7 @@ build=$(cd "$1" && pwd)
 seconds=$2
 shift 2
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(parse sema plan sse trace)
+[[ ${#targets[@]} -eq 0 ]] && targets=(parse sema plan sse trace sim)
 status=0
 for t in "${targets[@]}"; do
   bin=$build/bin/arecipe-fuzz-$t

@@ -16,6 +16,7 @@
 #include "arecipe/Sim/EngineConfig.h"
 #include "arecipe/Sim/Scheduler.h"
 #include "arecipe/Sim/SimOptions.h"
+#include "arecipe/Sim/SimSpec.h"
 #include "arecipe/Sim/Startup.h"
 
 #include <algorithm>
@@ -165,13 +166,15 @@ int main(int argc, char **argv) {
     fmt::print(stderr,
                "usage: sim-calibrate [--conc 1,2,...] [--isl-start N] [--isl-max N] "
                "[--new-tokens N] [--osl N] [--think S] [--duration S] [--warmup S]\n"
-               "       [--hardware NAME] [--model NAME] [--env K=V]... -- ENGINE_ARGV...\n");
+               "       [--hardware NAME] [--model NAME | --spec FILE] [--env K=V]... -- "
+               "ENGINE_ARGV...\n");
     return 2;
   }
   Workload W;
   std::vector<int> Concs = {1, 2, 4, 8, 12, 14, 16, 32, 40, 56, 64};
   SimOptions O;
   O.ProfilesDir = ARECIPE_SIM_PROFILES_DIR;
+  O.Hardware = "mi355x";
   O.Model = "kimi-k3";
   Environment Env;
   for (auto It = Args.begin(); It != Dash; ++It) {
@@ -197,6 +200,8 @@ int main(int argc, char **argv) {
       O.Hardware = Value;
     else if (Arg == "--model")
       O.Model = Value;
+    else if (Arg == "--spec")
+      O.SpecFile = Value;
     else if (Arg == "--env") {
       size_t Eq = Value.find('=');
       Env[Value.substr(0, Eq)] = Value.substr(Eq + 1);
@@ -219,8 +224,12 @@ int main(int argc, char **argv) {
   HardwareProfile Hw;
   ModelProfile M;
   std::string Error;
-  if (!loadHardwareProfile(O.Hardware, O.ProfilesDir, Hw, Error) ||
-      !loadModelProfile(O.Model, O.ProfilesDir, M, Error)) {
+  // A spec (the recipe's model and hardware) replaces both profiles.
+  if (!O.SpecFile.empty() ? !loadSimSpec(O.SpecFile, Hw, M, Error)
+                          : !loadHardwareProfile(O.Hardware, O.ProfilesDir, Hw,
+                                                 Error) ||
+                                !loadModelProfile(O.Model, O.ProfilesDir, M,
+                                                  Error)) {
     fmt::print(stderr, "sim-calibrate: {}\n", Error);
     return 2;
   }

@@ -381,6 +381,11 @@ bool CellExecution::startProcess(RunningProcess &R) {
     return false;
   }
   std::string Err;
+  if (!R.Launch.SimSpecPath.empty() &&
+      !writeFileAtomically(R.Launch.SimSpecPath, Plan.SimSpec, Err)) {
+    failWith(CellStatus::Failed, fmt::format("cannot start process '{}': {}", P.Name, Err));
+    return false;
+  }
   if (!R.Child.start(R.Launch.Command, R.Launch.Env, R.Launch.LogPath, Err)) {
     failWith(CellStatus::Failed, fmt::format("cannot start process '{}': {}", P.Name, Err));
     return false;

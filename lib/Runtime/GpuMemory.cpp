@@ -5,6 +5,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -164,13 +168,35 @@ std::vector<GpuMemory> readSimulatedGpuMemory(const std::string &Dir) {
   std::error_code Ec;
   for (const auto &Entry : fs::directory_iterator(Dir, Ec)) {
     std::ifstream In(Entry.path());
-    int Index;
-    double Used, Total;
-    while (In >> Index >> Used >> Total) {
-      GpuMemory &G = ByIndex[Index];
-      G.Index = Index;
-      G.UsedBytes += Used;
-      G.TotalBytes = std::max(G.TotalBytes, Total);
+    std::vector<GpuMemory> Lines;
+    bool Owned = false;
+    std::string Line;
+    while (std::getline(In, Line)) {
+      std::istringstream Fields(Line);
+      GpuMemory G;
+      long Owner;
+      if (!(Fields >> G.Index >> G.UsedBytes >> G.TotalBytes))
+        break;
+      Owned |= bool(Fields >> Owner);
+      Lines.push_back(G);
+    }
+    // A file that names an owner is memory a live simulator holds: it keeps
+    // a shared lock on it, which the kernel drops when the process dies
+    // however it dies. If the lock can be taken, the owner is gone and, as
+    // with a real driver, its memory is free (docs/simulator.md).
+    if (Owned) {
+      int Fd = open(Entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+      bool OwnerGone = Fd >= 0 && flock(Fd, LOCK_EX | LOCK_NB) == 0;
+      if (Fd >= 0)
+        close(Fd);
+      if (OwnerGone)
+        continue;
+    }
+    for (const GpuMemory &L : Lines) {
+      GpuMemory &G = ByIndex[L.Index];
+      G.Index = L.Index;
+      G.UsedBytes += L.UsedBytes;
+      G.TotalBytes = std::max(G.TotalBytes, L.TotalBytes);
     }
   }
   std::vector<GpuMemory> Out;

@@ -31,11 +31,20 @@ Argv withNuma(const ProcessSpec &P) {
 }
 
 Argv simulatedCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &P,
-                      const RunSettings &S, const std::string &CellDir, PortSource &Port) {
-  Argv Out = {S.SimulatorPath, "--sim-hardware", Plan.Hardware.Profile};
-  // Without a profile in the plan the simulator picks one from --model.
-  if (!Plan.ModelProfile.empty())
-    Out.insert(Out.end(), {"--sim-model", Plan.ModelProfile});
+                      const RunSettings &S, const std::string &CellDir, PortSource &Port,
+                      std::string &SimSpecPath) {
+  Argv Out = {S.SimulatorPath};
+  if (!Plan.SimSpec.empty()) {
+    // The plan describes the model and hardware itself: the simulator gets
+    // that description, written into the cell directory before the start.
+    SimSpecPath = fmt::format("{}/sim-spec.json", CellDir);
+    Out.insert(Out.end(), {"--sim-spec", SimSpecPath});
+  } else {
+    Out.insert(Out.end(), {"--sim-hardware", Plan.Hardware.Profile});
+    // Without a profile in the plan the simulator picks one from --model.
+    if (!Plan.ModelProfile.empty())
+      Out.insert(Out.end(), {"--sim-model", Plan.ModelProfile});
+  }
   Out.insert(Out.end(), {"--sim-time-scale", fmt::format("{}", S.TimeScale), "--sim-gpu-mem-file",
                          fmt::format("{}/{}-{}.mem", simulatedGpuMemoryDir(S), C.Id, P.Name)});
   if (P.Port && *P.Port == 0) {
@@ -143,7 +152,7 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
   // A router is not an engine: the simulator does not stand in for it.
   L.Simulated = S.Simulate && P.Role != "router";
   if (L.Simulated) {
-    L.Command = simulatedCommand(Plan, C, P, S, CellDir, L.Port);
+    L.Command = simulatedCommand(Plan, C, P, S, CellDir, L.Port, L.SimSpecPath);
   } else if (Plan.Container) {
     L.ContainerName = fmt::format("arecipe-{}-{}-{}", Plan.RecipeName, C.Id, P.Name);
     L.Command = containerCommand(Plan, P, L.ContainerName);

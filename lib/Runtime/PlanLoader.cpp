@@ -656,6 +656,98 @@ bool isMajorOne(const std::string &Schema, bool &Recognised) {
   return Major == "1";
 }
 
+/// The simulation figures of `model` and `hardware` (docs/plan-schema.md,
+/// minor version 1.1), checked for type and range and gathered into the
+/// --sim-spec document arecipe-sim reads; whether the set is complete is
+/// the simulator's to say, naming the field. Empty when the plan has none.
+std::string readSimFigures(const Fields &M, const Fields &H, const LaunchPlan &P) {
+  enum Kind { Int, Num, Str, Attention, Numbers };
+  struct Figure {
+    const char *Key;
+    Kind K;
+  };
+  static const Figure ModelFigures[] = {{"layers", Int},
+                                        {"hidden_size", Int},
+                                        {"attention", Attention},
+                                        {"kv_heads", Int},
+                                        {"head_dim", Int},
+                                        {"kv_lora_rank", Int},
+                                        {"rope_dim", Int},
+                                        {"kv_layers", Int},
+                                        {"kv_bytes_per_token", Int},
+                                        {"attention_heads", Int},
+                                        {"params_total", Num},
+                                        {"params_active", Num},
+                                        {"experts", Int},
+                                        {"experts_per_token", Int},
+                                        {"checkpoint_bytes", Int},
+                                        {"precision", Str},
+                                        {"context_length", Int},
+                                        {"state_bytes_per_sequence", Int},
+                                        {"activation_reserve_bytes", Int},
+                                        {"draft_checkpoint_bytes", Int},
+                                        {"attention_flops_per_token_pair", Num},
+                                        {"acceptance_lengths", Numbers}};
+  static const Figure HardwareFigures[] = {{"hbm_bytes", Int},
+                                           {"hbm_bandwidth", Num},
+                                           {"flops_bf16", Num},
+                                           {"flops_fp8", Num},
+                                           {"flops_fp4", Num},
+                                           {"interconnect_bandwidth", Num},
+                                           {"host_to_device_bandwidth", Num},
+                                           {"dram_bytes", Int}};
+  static const Figure CalibrationFigures[] = {
+      {"mem_efficiency", Num},   {"flops_efficiency", Num},      {"step_overhead_s", Num},
+      {"stage_overhead_s", Num}, {"weight_load_bandwidth", Num}, {"graph_capture_s_per_size", Num}};
+  auto Gather = [](const Fields &F, const auto &Table, json &Out) {
+    for (const Figure &Fig : Table) {
+      if (!F.has(Fig.Key))
+        continue;
+      switch (Fig.K) {
+      case Int:
+        Out[Fig.Key] = F.integer(Fig.Key, false, 0, 0, int64_t(1) << 60);
+        break;
+      case Num:
+        Out[Fig.Key] = F.number(Fig.Key, false, 0, 0, 1e18);
+        break;
+      case Str:
+        Out[Fig.Key] = F.nonEmptyStr(Fig.Key);
+        break;
+      case Attention:
+        Out[Fig.Key] = F.oneOf(Fig.Key, false, {"gqa", "mla"});
+        break;
+      case Numbers: {
+        json List = json::array();
+        for (auto &El : F.list(Fig.Key, false)) {
+          if (!El.second->is_number() ||
+              !(El.second->get<double>() >= 1 && El.second->get<double>() <= 1e6))
+            F.errors().add(El.first, "expected a number >= 1");
+          else
+            List.push_back(El.second->get<double>());
+        }
+        Out[Fig.Key] = List;
+        break;
+      }
+      }
+    }
+  };
+  json Model = json::object(), Hardware = json::object();
+  Gather(M, ModelFigures, Model);
+  Gather(H, HardwareFigures, Hardware);
+  Fields Cal = H.object("calibration", false);
+  if (Cal.present()) {
+    json Calibration = json::object();
+    Gather(Cal, CalibrationFigures, Calibration);
+    Hardware["calibration"] = Calibration;
+  }
+  if (Model.empty() && Hardware.empty())
+    return "";
+  Model["id"] = P.ModelId;
+  Hardware["name"] = P.Hardware.Name;
+  Hardware["gpus_per_node"] = P.Hardware.GpusPerNode;
+  return json({{"model", Model}, {"hardware", Hardware}}).dump();
+}
+
 void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
   if (!Root.is_object()) {
     Errs.add("", fmt::format("expected the plan to be an object, got {}", typeName(Root)));
@@ -692,6 +784,7 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
               "HIP_VISIBLE_DEVICES");
   P.Hardware.Smi = H.oneOf("smi", false, {"amd-smi", "rocm-smi", "nvidia-smi"}, "amd-smi");
   P.Hardware.Profile = H.str("profile", false, P.Hardware.Name);
+  P.SimSpec = readSimFigures(M, H, P);
   Fields E = F.object("engine", true);
   P.EngineName = E.nonEmptyStr("name");
   P.MetricPrefix = E.optStr("metric_prefix");

@@ -9,7 +9,10 @@
 #include "arecipe/Sim/EngineConfig.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -136,9 +139,9 @@ const FlagSpec Flags[] = {
     {"--trust-remote-code", All, "ignored.trust_remote_code", Arity::Switch},
     {"--state-checkpoint-interval-tokens", A, "ignored.state_checkpoint",
      Arity::Value},
-    {"--enable-expert-parallel", A | V, "ignored.expert_parallel",
-     Arity::Switch},
-    {"--ep-size", S, "ignored.ep_size", Arity::Value},
+    {"--enable-expert-parallel", A | V, "expert_parallel", Arity::Switch},
+    {"--ep-size", S, "ep", Arity::Value},
+    {"--expert-parallel-size", S, "ep", Arity::Value},
     {"--enable-metrics", S, "ignored.enable_metrics", Arity::Switch},
     {"--nnodes", V | S, "ignored.nnodes", Arity::Value},
     {"--node-rank", V | S, "ignored.node_rank", Arity::Value},
@@ -150,7 +153,7 @@ const FlagSpec Flags[] = {
     {"--disable-log-requests", V, "ignored.disable_log_requests",
      Arity::Switch},
     {"--disable-uvicorn-access-log", A, "ignored.access_log", Arity::Switch},
-    {"--enable-dp-attention", A | S, "ignored.dp_attention", Arity::Switch},
+    {"--enable-dp-attention", A | S, "dp_attention", Arity::Switch},
 };
 
 unsigned maskOf(EngineKind Kind) {
@@ -180,19 +183,34 @@ bool looksLikeValue(const std::string &Token) {
                               Token[1] == '.');
 }
 
+/// A decimal integer that fits an int: a value beyond it is refused, never
+/// wrapped (4294967304 is not 8).
 bool parseInt(const std::string &Text, int &Out) {
   char *End = nullptr;
+  errno = 0;
   long V = std::strtol(Text.c_str(), &End, 10);
-  if (Text.empty() || *End != '\0')
+  if (Text.empty() || *End != '\0' || errno == ERANGE ||
+      V < std::numeric_limits<int>::min() ||
+      V > std::numeric_limits<int>::max())
     return false;
   Out = static_cast<int>(V);
   return true;
 }
 
+/// parseInt within [Min, Max].
+bool parseIntIn(const std::string &Text, int Min, int Max, int &Out) {
+  int V = 0;
+  if (!parseInt(Text, V) || V < Min || V > Max)
+    return false;
+  Out = V;
+  return true;
+}
+
+/// A finite decimal number ("nan" and "inf" are not values of any flag).
 bool parseDouble(const std::string &Text, double &Out) {
   char *End = nullptr;
   double V = std::strtod(Text.c_str(), &End);
-  if (Text.empty() || *End != '\0')
+  if (Text.empty() || *End != '\0' || !std::isfinite(V))
     return false;
   Out = V;
   return true;
@@ -242,24 +260,31 @@ private:
       return C.Host = V, true;
     if (K == "port")
       return parseInt(V, C.Port) && C.Port >= 0 && C.Port < 65536;
+    // Parallel sizes up to 1024 each; their products (GPUs, expert shards)
+    // then stay far inside an int.
     if (K == "tp")
-      return parseInt(V, C.TensorParallel) && C.TensorParallel > 0;
+      return parseIntIn(V, 1, 1024, C.TensorParallel);
     if (K == "pp")
-      return parseInt(V, C.PipelineParallel) && C.PipelineParallel > 0;
+      return parseIntIn(V, 1, 1024, C.PipelineParallel);
     if (K == "dp")
-      return parseInt(V, C.DataParallel) && C.DataParallel > 0;
+      return parseIntIn(V, 1, 1024, C.DataParallel);
     if (K == "dcp")
-      return parseInt(V, C.DecodeContextParallel) &&
-             C.DecodeContextParallel > 0;
+      return parseIntIn(V, 1, 1024, C.DecodeContextParallel);
+    if (K == "ep")
+      return parseIntIn(V, 1, 1 << 20, C.ExpertParallelSize);
+    if (K == "expert_parallel")
+      return C.ExpertParallel = (V == "true"), true;
+    if (K == "dp_attention")
+      return C.DpAttention = (V == "true"), true;
     if (K == "max_num_seqs")
-      return parseInt(V, C.MaxNumSeqs) && C.MaxNumSeqs > 0;
+      return parseIntIn(V, 1, 1 << 20, C.MaxNumSeqs);
     if (K == "max_num_batched_tokens")
-      return parseInt(V, C.MaxNumBatchedTokens) && C.MaxNumBatchedTokens > 0;
+      return parseIntIn(V, 1, 1 << 30, C.MaxNumBatchedTokens);
     if (K == "gpu_memory_utilization")
       return parseDouble(V, C.GpuMemoryUtilization) &&
              C.GpuMemoryUtilization > 0 && C.GpuMemoryUtilization <= 1;
     if (K == "block_size")
-      return parseInt(V, C.BlockSize) && C.BlockSize > 0;
+      return parseIntIn(V, 1, 1 << 20, C.BlockSize);
     if (K == "kv_cache_dtype")
       return C.KvCacheDtype = V, true;
     if (K == "prefix_caching")
@@ -287,8 +312,7 @@ private:
     if (K == "draft_model")
       return C.DraftModel = V, true;
     if (K == "num_spec_tokens")
-      return parseInt(V, C.NumSpeculativeTokens) &&
-             C.NumSpeculativeTokens >= 0;
+      return parseIntIn(V, 0, MaxSpeculativeTokens, C.NumSpeculativeTokens);
     if (K == "acceptance_length") {
       double AL = 0;
       return parseDouble(V, AL) && AL >= 1 && (C.AcceptanceLength = AL, true);
@@ -320,8 +344,15 @@ private:
       if (J.contains("cudagraph_mode") && J["cudagraph_mode"].is_string())
         C.CudagraphMode = upper(J["cudagraph_mode"].get<std::string>());
       if (J.contains("cudagraph_capture_sizes") &&
-          J["cudagraph_capture_sizes"].is_array())
-        C.CaptureSizes = J["cudagraph_capture_sizes"].get<std::vector<int>>();
+          J["cudagraph_capture_sizes"].is_array()) {
+        C.CaptureSizes.clear();
+        for (const json &Size : J["cudagraph_capture_sizes"]) {
+          if (!Size.is_number_integer() || Size.get<long>() < 1 ||
+              Size.get<long>() > MaxCaptureSize)
+            return false;
+          C.CaptureSizes.push_back(Size.get<int>());
+        }
+      }
       return true;
     }
     if (K == "speculative_config") {
@@ -330,11 +361,18 @@ private:
       if (J.contains("model") && J["model"].is_string())
         C.DraftModel = J["model"].get<std::string>();
       if (J.contains("num_speculative_tokens") &&
-          J["num_speculative_tokens"].is_number_integer())
-        C.NumSpeculativeTokens = J["num_speculative_tokens"].get<int>();
+          J["num_speculative_tokens"].is_number_integer()) {
+        long N = J["num_speculative_tokens"].get<long>();
+        if (N < 0 || N > MaxSpeculativeTokens)
+          return false;
+        C.NumSpeculativeTokens = static_cast<int>(N);
+      }
       for (const char *Key : {"acceptance_length", "synthetic_acceptance_length"})
-        if (J.contains(Key) && J[Key].is_number())
+        if (J.contains(Key) && J[Key].is_number()) {
+          if (J[Key].get<double>() < 1)
+            return false;
           C.AcceptanceLength = J[Key].get<double>();
+        }
       return true;
     }
     return false;
@@ -373,6 +411,28 @@ std::optional<EngineKind> detectEngine(const std::vector<std::string> &Argv,
 
 } // namespace
 
+std::string checkParallelLayout(const EngineConfig &C) {
+  if (C.DpAttention && C.TensorParallel % C.DataParallel != 0)
+    return fmt::format("with dp-attention, data-parallel-size {} must divide "
+                       "tensor-parallel-size {}",
+                       C.DataParallel, C.TensorParallel);
+  // DCP shards the KV of one request over the GPUs of its attention.
+  if (C.attentionTp() % C.DecodeContextParallel != 0)
+    return C.DpAttention
+               ? fmt::format("decode-context-parallel-size {} must divide the "
+                             "attention's tensor-parallel size {} "
+                             "(tensor-parallel-size {} / dp {})",
+                             C.DecodeContextParallel, C.attentionTp(),
+                             C.TensorParallel, C.DataParallel)
+               : fmt::format("decode-context-parallel-size {} must divide "
+                             "tensor-parallel-size {}",
+                             C.DecodeContextParallel, C.TensorParallel);
+  if (C.ExpertParallelSize > 1 && C.TensorParallel % C.ExpertParallelSize != 0)
+    return fmt::format("ep-size {} must divide tp-size {}",
+                       C.ExpertParallelSize, C.TensorParallel);
+  return "";
+}
+
 bool parseIntList(const std::string &Text, std::vector<int> &Out) {
   Out.clear();
   std::string Digits;
@@ -380,7 +440,7 @@ bool parseIntList(const std::string &Text, std::vector<int> &Out) {
     if (Digits.empty())
       return true;
     int V = 0;
-    if (!parseInt(Digits, V) || V <= 0)
+    if (!parseIntIn(Digits, 1, MaxCaptureSize, V))
       return false;
     Out.push_back(V);
     Digits.clear();
@@ -492,10 +552,8 @@ EngineParseResult parseEngineArgv(const std::vector<std::string> &Argv,
     R.Error = "no model given (--model / --model-path / vllm serve MODEL)";
     return R;
   }
-  if (C.TensorParallel % C.DecodeContextParallel != 0) {
-    R.Error = fmt::format("decode-context-parallel-size {} must divide "
-                          "tensor-parallel-size {}",
-                          C.DecodeContextParallel, C.TensorParallel);
+  if (std::string Error = checkParallelLayout(C); !Error.empty()) {
+    R.Error = Error;
     return R;
   }
   if (C.Engine == EngineKind::Sglang)

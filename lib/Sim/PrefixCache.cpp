@@ -40,11 +40,11 @@ void PrefixCache::evictToCapacity() {
   }
 }
 
-// FNV-1a over the word bytes, then mixed into the block and the chain; any
-// stable 64-bit hash would do since it never leaves the process.
-static uint64_t hashWord(std::string_view Word) {
+// FNV-1a over the bytes; words are then mixed into the block and the chain.
+// Any stable 64-bit hash would do since it never leaves the process.
+uint64_t fnv1a64(std::string_view Text) {
   uint64_t H = 0xcbf29ce484222325ULL;
-  for (unsigned char C : Word)
+  for (unsigned char C : Text)
     H = (H ^ C) * 0x100000001b3ULL;
   return H;
 }
@@ -74,7 +74,7 @@ static void hashPromptBlocks(std::string_view Text, uint64_t &ChainState,
       ++I;
     if (I == Start)
       break;
-    PartialBlock = mix(PartialBlock, hashWord(Text.substr(Start, I - Start)));
+    PartialBlock = mix(PartialBlock, fnv1a64(Text.substr(Start, I - Start)));
     if (++Tokens % PrefixBlockTokens == 0) {
       ChainState = mix(ChainState, PartialBlock);
       Hashes.push_back(ChainState);

@@ -26,6 +26,10 @@ double HardwareProfile::peakFlopsFor(const std::string &Dtype) const {
   return Bf16 == PeakFlops.end() ? 0 : Bf16->second;
 }
 
+const char *attentionName(AttentionKind Kind) {
+  return Kind == AttentionKind::Gqa ? "gqa" : "mla";
+}
+
 double ModelProfile::goldenAcceptance(int DraftTokens) const {
   if (DraftTokens <= 0)
     return 1;
@@ -36,7 +40,8 @@ double ModelProfile::goldenAcceptance(int DraftTokens) const {
 }
 
 static bool readJson(const std::string &NameOrPath, const std::string &Dir,
-                     const char *Kind, json &Out, std::string &Error) {
+                     const char *Kind, json &Out, std::string &Error,
+                     std::string *Source = nullptr) {
   fs::path Path = NameOrPath;
   if (!fs::is_regular_file(Path))
     Path = fs::path(Dir) / Kind / (NameOrPath + ".json");
@@ -51,6 +56,11 @@ static bool readJson(const std::string &NameOrPath, const std::string &Dir,
     Error = fmt::format("{}: not valid JSON", Path.string());
     return false;
   }
+  // A profile found by name is named; one given as a file, by its path.
+  if (Source)
+    *Source = "profile " + (Path.string() == NameOrPath
+                                ? NameOrPath
+                                : Path.stem().string());
   return true;
 }
 
@@ -100,6 +110,8 @@ bool loadHardwareProfile(const std::string &NameOrPath,
   R.get("stepOverheadSeconds", Out.StepOverheadSeconds);
   R.get("pipelineStageOverheadSeconds", Out.PipelineStageOverheadSeconds);
   R.get("graphCaptureSecondsPerSize", Out.GraphCaptureSecondsPerSize);
+  if (R.Ok && J.contains("interconnectBandwidth"))
+    R.get("interconnectBandwidth", Out.InterconnectBandwidth);
   if (R.Ok && (Out.HbmBytes <= 0 || Out.HbmBandwidth <= 0 ||
                Out.GpusPerNode <= 0 || Out.peakFlopsFor("bf16") <= 0)) {
     Error = fmt::format("hardware profile '{}': sizes and rates must be "
@@ -115,7 +127,7 @@ bool loadModelProfile(const std::string &NameOrPath,
                       std::string &Error) {
   json J;
   if (!readJson(resolveModelProfile(NameOrPath, ProfilesDir), ProfilesDir,
-                "models", J, Error))
+                "models", J, Error, &Out.Source))
     return false;
   FieldReader R{J, Error};
   R.get("name", Out.Name);
@@ -133,6 +145,23 @@ bool loadModelProfile(const std::string &NameOrPath,
   R.get("activationReserveBytes", Out.ActivationReserveBytes);
   R.get("draftModelBytes", Out.DraftModelBytes);
   R.get("goldenAcceptanceLength", Out.GoldenAcceptanceLength);
+  // Optional (older profiles describe MLA-style KV): how the KV shards.
+  std::string Attention = "mla";
+  if (R.Ok && J.contains("attention"))
+    R.get("attention", Attention);
+  if (R.Ok && Attention == "gqa") {
+    Out.Attention = AttentionKind::Gqa;
+    R.get("kvHeads", Out.KvHeads);
+    if (R.Ok && Out.KvHeads <= 0) {
+      Error = fmt::format("model profile '{}': kvHeads must be positive",
+                          Out.Name);
+      return false;
+    }
+  } else if (R.Ok && Attention != "mla") {
+    Error = fmt::format("model profile '{}': attention must be 'mla' or 'gqa'",
+                        Out.Name);
+    return false;
+  }
   if (R.Ok && (Out.WeightBytes <= 0 || Out.ActiveParams <= 0 ||
                Out.KvElementsPerToken <= 0 || Out.MaxContextTokens <= 0)) {
     Error = fmt::format("model profile '{}': sizes must be positive", Out.Name);

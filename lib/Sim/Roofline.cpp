@@ -18,35 +18,83 @@ double kvDtypeBytes(const std::string &Dtype) {
   return 2; // bf16, fp16, auto
 }
 
+Sharding shardingFor(const ModelProfile &Model, const EngineConfig &C) {
+  Sharding S;
+  S.Gpus = C.gpus();
+  S.AttentionTp = C.attentionTp();
+  S.Replicas = C.DataParallel;
+  S.DenseShards = S.AttentionTp;
+  if (C.ExpertParallelSize > 1)
+    S.ExpertShards = C.ExpertParallelSize; // SGLang --ep-size
+  else if (C.ExpertParallel)
+    S.ExpertShards = C.TensorParallel * C.DataParallel; // vLLM/ATOM EP
+  else
+    S.ExpertShards = C.TensorParallel;
+  // dp-attention runs the replicas' attention on the TP GPUs that also hold
+  // the experts; vLLM's EP spans every DP rank.
+  S.ExpertsSeeAllReplicas =
+      C.DpAttention || (C.ExpertParallel && C.DataParallel > 1);
+  if (Model.Attention == AttentionKind::Gqa && Model.KvHeads > 0) {
+    int PerRank = std::max(1, (Model.KvHeads + S.AttentionTp - 1) /
+                                  S.AttentionTp);
+    S.KvShare = std::min(1.0, double(PerRank) / Model.KvHeads);
+  }
+  return S;
+}
+
 Roofline::Roofline(const HardwareProfile &Hw, const ModelProfile &Model,
                    const EngineConfig &Config)
-    : Hw(Hw), Model(Model), Config(Config) {}
+    : Hw(Hw), Model(Model), Config(Config),
+      Shards(shardingFor(Model, Config)) {}
+
+double Roofline::targetWeightBytesPerGpu() const {
+  double Experts = Model.WeightBytes - Model.DenseWeightBytes;
+  return (Model.DenseWeightBytes / Shards.DenseShards +
+          Experts / Shards.ExpertShards) /
+         Config.PipelineParallel;
+}
 
 double Roofline::weightBytesPerGpu() const {
-  double Bytes = Model.WeightBytes / Config.gpus();
+  double Bytes = targetWeightBytesPerGpu();
   // A separate drafter (eagle3, dspark) is replicated per pipeline stage and
-  // split over TP like the target.
+  // split over the attention's TP ranks like the target.
   if (!Config.DraftModel.empty())
-    Bytes += Model.DraftModelBytes / Config.TensorParallel;
+    Bytes += Model.DraftModelBytes / Shards.AttentionTp;
   return Bytes;
 }
 
 double Roofline::kvBytesPerTokenPerGpu() const {
-  return Model.KvElementsPerToken * kvDtypeBytes(Config.KvCacheDtype) /
+  return Model.KvElementsPerToken * Shards.KvShare *
+         kvDtypeBytes(Config.KvCacheDtype) /
          (Config.PipelineParallel * Config.DecodeContextParallel);
 }
 
 double Roofline::kvPoolBytesPerGpu() const {
-  double State = Model.StateBytesPerSequence * Config.MaxNumSeqs / Config.gpus();
+  // Each sequence's recurrent state is split over its replica's attention
+  // ranks and pipeline stages.
+  double State = Model.StateBytesPerSequence * Config.MaxNumSeqs /
+                 (Shards.AttentionTp * Config.PipelineParallel);
   return Hw.HbmBytes * Config.GpuMemoryUtilization - weightBytesPerGpu() -
          Model.ActivationReserveBytes - State;
 }
 
-long Roofline::kvCapacityTokens() const {
+long Roofline::kvCapacityTokensPerReplica() const {
   double Pool = kvPoolBytesPerGpu();
   if (Pool <= 0)
     return 0;
   return static_cast<long>(Pool / kvBytesPerTokenPerGpu());
+}
+
+long Roofline::kvCapacityTokens() const {
+  return kvCapacityTokensPerReplica() * Shards.Replicas;
+}
+
+long Roofline::maxRunningSequences() const {
+  return long(Config.MaxNumSeqs) * Shards.Replicas;
+}
+
+long Roofline::batchedTokenBudget() const {
+  return long(Config.MaxNumBatchedTokens) * Shards.Replicas;
 }
 
 double Roofline::expertCoverage(long Rows) const {
@@ -57,17 +105,25 @@ double Roofline::expertCoverage(long Rows) const {
 }
 
 double Roofline::stageSeconds(const StepShape &S) const {
-  const double Gpus = Config.gpus();
+  // Per GPU of one pipeline stage: the step's rows, context and sequences are
+  // spread evenly over the replicas; the experts see the rows of the
+  // replicas they serve.
+  const double Pp = Config.PipelineParallel;
+  const double Replicas = Shards.Replicas;
   double ExpertBytes = Model.WeightBytes - Model.DenseWeightBytes;
-  double WeightRead =
-      (Model.DenseWeightBytes + ExpertBytes * expertCoverage(S.Rows)) / Gpus;
-  double KvRead = S.KvTokensRead * kvBytesPerTokenPerGpu() +
-                  S.DecodeSequences * Model.StateBytesPerSequence / Gpus;
-  // Per-GPU traffic and FLOPs are for that GPU's pipeline stage (1/PP of the
-  // layers).
+  long ExpertRows = Shards.ExpertsSeeAllReplicas
+                        ? S.Rows
+                        : (S.Rows + Shards.Replicas - 1) / Shards.Replicas;
+  double WeightRead = (Model.DenseWeightBytes / Shards.DenseShards +
+                       ExpertBytes * expertCoverage(ExpertRows) /
+                           Shards.ExpertShards) /
+                      Pp;
+  double KvRead = S.KvTokensRead / Replicas * kvBytesPerTokenPerGpu() +
+                  S.DecodeSequences / Replicas * Model.StateBytesPerSequence /
+                      (Shards.AttentionTp * Pp);
   double Flops = (2.0 * Model.ActiveParams * S.Rows +
                   Model.AttentionFlopsPerTokenPair * S.AttentionPairs) /
-                 Gpus;
+                 Shards.Gpus;
   double MemTime = (WeightRead + KvRead) / (Hw.HbmBandwidth * Hw.MemEfficiency);
   double ComputeTime =
       Flops / (Hw.peakFlopsFor(Model.WeightDtype) * Hw.FlopsEfficiency);

@@ -79,7 +79,7 @@ void Scheduler::lookupPrefix(Sequence &Seq) {
 
 void Scheduler::admit() {
   while (!Waiting.empty() &&
-         static_cast<int>(Running.size()) < Config.MaxNumSeqs) {
+         static_cast<long>(Running.size()) < Model.maxRunningSequences()) {
     Sequence &Next = Waiting.front();
     // A request that can never fit is admitted alone so that it makes
     // progress instead of blocking the queue forever.
@@ -87,10 +87,17 @@ void Scheduler::admit() {
       break;
     Sequence Seq = std::move(Next);
     Waiting.pop_front();
-    if (!Seq.Started && Config.PrefixCaching)
+    if (!Seq.Started && Seq.Req.RemotePrefill) {
+      // The KV is already here, as after a full prefix hit: the engine
+      // recomputes the last token for its logits (and reports the rest as
+      // cached, as vLLM does for KV it received).
+      Seq.CachedTokens = Seq.Prefilled = std::max(0L, Seq.Req.PromptTokens - 1);
+      Stats.RemotePrefillTokens += Seq.CachedTokens;
+    } else if (!Seq.Started && Config.PrefixCaching) {
       lookupPrefix(Seq);
-    else if (!Config.PrefixCaching)
+    } else if (!Config.PrefixCaching) {
       Stats.PrefixQueriedTokens += Seq.Req.PromptTokens;
+    }
     HeldTokens += Seq.held();
     Running.push_back(std::move(Seq));
   }
@@ -138,7 +145,7 @@ StepResult Scheduler::step() {
   // which balances the stages.
   const int RowsPerDecode = Config.rowsPerDecode();
   std::vector<StepShape> Micro(Config.PipelineParallel);
-  std::vector<long> Budget(Micro.size(), Config.MaxNumBatchedTokens);
+  std::vector<long> Budget(Micro.size(), Model.batchedTokenBudget());
   auto Roomiest = [&Budget] {
     return static_cast<size_t>(std::max_element(Budget.begin(), Budget.end()) -
                                Budget.begin());

@@ -2,6 +2,7 @@
 #include "arecipe/Sim/Startup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -100,9 +101,23 @@ void planCpuTier(StartupPlan &Plan, const Roofline &Model,
   double PerRank = C.CpuOffloadBytesPerRank;
   if (Connector.find("lmcache") != std::string::npos) {
     std::string Size = envOr(Env, "LMCACHE_MAX_LOCAL_CPU_SIZE", "5");
-    PerRank = std::strtod(Size.c_str(), nullptr) * 1e9;
+    char *End = nullptr;
+    double Gb = std::strtod(Size.c_str(), &End);
+    // LMCache refuses a size it cannot read; so does its stand-in, rather
+    // than sizing a tier from NaN.
+    if (Size.empty() || *End != '\0' || !std::isfinite(Gb) || Gb < 0) {
+      StartupPhase P;
+      P.Name = "pin-cpu-tier";
+      P.EndLines.push_back(fmt::format(
+          "ValueError: LMCACHE_MAX_LOCAL_CPU_SIZE='{}' is not a size in GB",
+          Size));
+      P.ExitCode = 1;
+      Plan.Phases.push_back(std::move(P));
+      return;
+    }
+    PerRank = Gb * 1e9;
   }
-  if (PerRank <= 0)
+  if (!(PerRank > 0) || !std::isfinite(PerRank))
     return;
   const HardwareProfile &Hw = Model.hardware();
   int RanksOnNode = std::min(C.gpus(), Hw.GpusPerNode);
@@ -121,8 +136,11 @@ void planCpuTier(StartupPlan &Plan, const Roofline &Model,
   } else {
     P.Seconds = PerRank / PinBytesPerSecond;
     Plan.CpuTierBytesPerRank = PerRank;
+    // Each rank's tier holds its share of the tokens, as its HBM does; the
+    // replicas' tiers add up.
     Plan.CpuTierTokens =
-        static_cast<long>(PerRank / Model.kvBytesPerTokenPerGpu());
+        static_cast<long>(PerRank / Model.kvBytesPerTokenPerGpu()) *
+        Model.sharding().Replicas;
     P.EndLines.push_back(fmt::format("CPU KV tier ready: {} tokens",
                                      Plan.CpuTierTokens));
   }
@@ -252,10 +270,18 @@ StartupPlan planStartup(const Roofline &Model, const SimOptions &O,
 
   StartupPhase Load;
   Load.Name = "load-weights";
-  double PerGpu = M.WeightBytes / C.gpus();
-  Load.StartLines.push_back(fmt::format(
-      "Loading weights: {} per GPU on {} GPUs (TP {} x PP {})", gb(PerGpu),
-      C.gpus(), C.TensorParallel, C.PipelineParallel));
+  const Sharding &Sh = Model.sharding();
+  double PerGpu = Model.targetWeightBytesPerGpu();
+  std::string Layout =
+      fmt::format("TP {} x PP {}", C.TensorParallel, C.PipelineParallel);
+  if (C.DataParallel > 1)
+    Layout += C.DpAttention ? fmt::format(", {} DP attention replicas of TP {}",
+                                          C.DataParallel, Sh.AttentionTp)
+                            : fmt::format(" x DP {}", C.DataParallel);
+  if (Sh.ExpertShards != Sh.DenseShards && M.NumExperts > 0)
+    Layout += fmt::format(", experts over {} GPUs", Sh.ExpertShards);
+  Load.StartLines.push_back(fmt::format("Loading weights: {} per GPU on {} GPUs ({})",
+                                        gb(PerGpu), C.gpus(), Layout));
   Load.Seconds = PerGpu / Hw.WeightLoadBandwidth + O.Faults.SlowStartSeconds;
   Load.ProgressLabel = "Loading weights";
   Load.EndLines.push_back(
@@ -274,10 +300,16 @@ StartupPlan planStartup(const Roofline &Model, const SimOptions &O,
 
   StartupPhase Kv;
   Kv.Name = "kv-cache";
+  // Per GPU: the pool and what one token costs there; per replica: the
+  // tokens every GPU of a replica holds its share of; the server: all
+  // replicas.
   Kv.StartLines.push_back(fmt::format(
-      "KV cache: {} tokens ({} per GPU, kv dtype {}, block size {}, dcp {})",
-      Model.kvCapacityTokens(), gb(Model.kvPoolBytesPerGpu()), C.KvCacheDtype,
-      C.BlockSize, C.DecodeContextParallel));
+      "KV cache: {} tokens ({} per replica x {}; per GPU {} at {:.0f} B per "
+      "token, {} over TP {} x PP {} x DCP {}; kv dtype {}, block size {})",
+      Model.kvCapacityTokens(), Model.kvCapacityTokensPerReplica(),
+      Sh.Replicas, gb(Model.kvPoolBytesPerGpu()), Model.kvBytesPerTokenPerGpu(),
+      attentionName(M.Attention), Sh.AttentionTp, C.PipelineParallel,
+      C.DecodeContextParallel, C.KvCacheDtype, C.BlockSize));
   Plan.Phases.push_back(std::move(Kv));
 
   planCpuTier(Plan, Model, Env);

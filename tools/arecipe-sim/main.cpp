@@ -26,6 +26,8 @@ int main(int argc, char **argv) {
     std::fputs(simUsage(), stdout);
     return 0;
   }
+  if (Options.routerMode())
+    return runRouter(std::move(Options));
   // The profiles installed beside this executable (docs/build.md#install);
   // a missing profile is reported with the path looked at.
   if (Options.ProfilesDir.empty())

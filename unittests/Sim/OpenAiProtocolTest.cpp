@@ -2,6 +2,7 @@
 #include "arecipe/Sim/OpenAiProtocol.h"
 
 #include <gtest/gtest.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 using namespace arecipe::sim;
@@ -85,6 +86,92 @@ TEST(OpenAiProtocol, CompletionTextAndFullResponse) {
   std::string Bad;
   W.appendMalformedEvent(Bad);
   EXPECT_TRUE(json::parse(Bad.substr(6), nullptr, false).is_discarded());
+}
+
+} // namespace
+
+namespace {
+
+TEST(OpenAiProtocol, WrongTypesAreErrorsNamingTheField) {
+  struct Case {
+    const char *Body;
+    bool Chat;
+    const char *Param;
+  } Cases[] = {
+      {R"({"prompt":"a","stream":"yes"})", false, "stream"},
+      {R"({"prompt":"a","ignore_eos":1})", false, "ignore_eos"},
+      {R"({"prompt":"a","stream_options":{"include_usage":"no"}})", false,
+       "stream_options.include_usage"},
+      {R"({"prompt":"a","max_tokens":1.0})", false, "max_tokens"},
+      {R"({"prompt":"a","max_tokens":-3})", false, "max_tokens"},
+      {R"({"prompt":{"a":1}})", false, "prompt"},
+      {R"({"prompt":[]})", false, "prompt"},
+      {R"({"prompt":[[]]})", false, "prompt"},
+      {R"({"prompt":"a","seed":"1"})", false, "seed"},
+      {R"({"messages":[{"role":"user","content":"a"}],"top_k":1.5})", true,
+       "top_k"},
+      {R"({"messages":[5]})", true, "messages[0]"},
+      {R"({"messages":[{"role":"user","content":[{"text":"a"}]}]})", true,
+       "messages[0].content[0].type"},
+  };
+  for (const Case &C : Cases) {
+    CompletionRequest R;
+    std::string Error, Param;
+    EXPECT_FALSE(parseCompletionRequest(C.Body, C.Chat, R, Error, Param))
+        << C.Body;
+    EXPECT_EQ(Param, C.Param) << C.Body << ": " << Error;
+    EXPECT_FALSE(Error.empty());
+  }
+}
+
+TEST(OpenAiProtocol, NullFieldsAreAbsentAndImagePartsCarryNoWords) {
+  CompletionRequest R;
+  std::string Error;
+  ASSERT_TRUE(parseCompletionRequest(
+      R"({"model":null,"messages":[{"role":"user","content":[
+          {"type":"image_url","image_url":{"url":"x"}},
+          {"type":"text","text":"two words"}]},{"role":"assistant","content":null}],
+          "max_tokens":null,"stream":null,"stop":["a"],"n":1})",
+      true, R, Error))
+      << Error;
+  EXPECT_EQ(R.PromptTokens, 2);
+  EXPECT_FALSE(R.MaxTokens);
+  EXPECT_FALSE(R.Stream);
+}
+
+TEST(OpenAiProtocol, AdmissionNeverOverflows) {
+  CompletionRequest R;
+  R.PromptTokens = 3;
+  R.MaxTokens = std::numeric_limits<long>::max();
+  CompletionAdmission A = admitCompletion(R, 4096, 256);
+  EXPECT_NE(A.Error.find("you requested 9223372036854775810 tokens"),
+            std::string::npos)
+      << A.Error;
+  EXPECT_EQ(A.Param, "max_tokens");
+
+  R.MaxTokens = 4093;
+  EXPECT_EQ(admitCompletion(R, 4096, 256).Error, "");
+  R.MaxTokens = 4094;
+  EXPECT_NE(admitCompletion(R, 4096, 256).Error, "");
+
+  // Without max_tokens: the default, cut to the room left, at least 1.
+  R.MaxTokens.reset();
+  EXPECT_EQ(admitCompletion(R, 4096, 256).MaxTokens, 256);
+  EXPECT_EQ(admitCompletion(R, 100, 256).MaxTokens, 97);
+  R.PromptTokens = 4096;
+  EXPECT_NE(admitCompletion(R, 4096, 256).Error, ""); // 4096 + 1 > 4096
+  R.PromptTokens = std::numeric_limits<long>::max();
+  EXPECT_NE(admitCompletion(R, 4096, 256).Error, "");
+  R.PromptTokens = 0;
+  EXPECT_EQ(admitCompletion(R, 4096, 256).Error, "the prompt is empty");
+}
+
+TEST(OpenAiProtocol, ErrorBodiesReplaceBytesThatAreNotUtf8) {
+  json J = json::parse(errorBody("no route /\xff", "NotFoundError", 404));
+  EXPECT_EQ(J["error"]["message"], "no route /\xEF\xBF\xBD");
+  EXPECT_TRUE(J["error"]["param"].is_null());
+  EXPECT_EQ(json::parse(errorBody("m", "T", 400, "stream"))["error"]["param"],
+            "stream");
 }
 
 } // namespace

@@ -33,8 +33,10 @@ Argv gpuMemoryQuery(const std::string &Tool);
 std::optional<std::vector<GpuMemory>> parseGpuMemory(const std::string &Tool,
                                                      const std::string &Output, std::string &Err);
 
-/// Reads every simulator device-memory file in Dir ("index used total" per
-/// line) and sums per GPU index. A missing directory means no GPU is used.
+/// Reads every simulator device-memory file in Dir ("index used total
+/// [owner_pid]" per line) and sums per GPU index, skipping a file whose
+/// owner has died (it no longer holds its lock on the file). A missing
+/// directory means no GPU is used.
 std::vector<GpuMemory> readSimulatedGpuMemory(const std::string &Dir);
 
 } // namespace arecipe::runtime

@@ -30,6 +30,9 @@ struct LaunchCommand {
   std::string LogPath;
   PortSource Port;
   bool Simulated = false;
+  /// Under --simulate with a plan that describes its model and hardware:
+  /// where LaunchPlan::SimSpec is written before the process starts.
+  std::string SimSpecPath;
   std::string ContainerName; ///< empty unless the process runs in a container
 };
 

@@ -226,6 +226,10 @@ struct LaunchPlan {
   std::string RecipeName, RecipeFile, Mode;
   std::string ModelId, ModelPath;
   std::string ModelProfile; ///< simulator model profile; empty: the model id
+  /// The plan's simulation figures of the model and the hardware as the
+  /// arecipe-sim --sim-spec document (compact JSON); empty when the plan
+  /// carries none, and the simulator reads its profiles instead.
+  std::string SimSpec;
   std::string Image;        ///< empty: no image
   HardwareSpec Hardware;
   std::string EngineName, MetricPrefix;

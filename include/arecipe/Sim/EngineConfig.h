@@ -18,6 +18,11 @@ namespace arecipe::sim {
 
 enum class EngineKind { Atom, Vllm, Sglang };
 
+/// Bounds of knobs whose products the model forms (rows per decode, graph
+/// sizes): larger values are argument errors, so nothing can overflow.
+inline constexpr int MaxSpeculativeTokens = 64;
+inline constexpr int MaxCaptureSize = 1 << 16;
+
 const char *engineName(EngineKind Kind);
 /// "atom" / "vllm" / "sglang" → kind.
 std::optional<EngineKind> engineFromName(const std::string &Name);
@@ -34,6 +39,13 @@ struct EngineConfig {
   int PipelineParallel = 1;
   int DataParallel = 1;
   int DecodeContextParallel = 1;
+  /// vLLM/ATOM --enable-expert-parallel: experts split over TP x DP GPUs.
+  bool ExpertParallel = false;
+  /// SGLang --ep-size: experts split over this many GPUs (0: over TP).
+  int ExpertParallelSize = 0;
+  /// SGLang/ATOM --enable-dp-attention: DP splits the TP GPUs' attention
+  /// into DP replicas instead of adding DP copies of the server.
+  bool DpAttention = false;
   int MaxNumSeqs = 256;
   int MaxNumBatchedTokens = 8192;
   double GpuMemoryUtilization = 0.9;
@@ -58,7 +70,15 @@ struct EngineConfig {
   const std::string &servedName() const {
     return ServedModelName.empty() ? Model : ServedModelName;
   }
-  int gpus() const { return TensorParallel * PipelineParallel; }
+  /// Every GPU of the server: TP x PP per replica, times DP replicas unless
+  /// dp-attention runs the DP ranks on the TP GPUs themselves.
+  int gpus() const {
+    return TensorParallel * PipelineParallel * (DpAttention ? 1 : DataParallel);
+  }
+  /// GPUs the attention of one request (and its KV) is split over.
+  int attentionTp() const {
+    return DpAttention ? TensorParallel / DataParallel : TensorParallel;
+  }
   /// Rows one decode step submits per sequence: the accepted token plus one
   /// per draft token being verified.
   int rowsPerDecode() const { return 1 + NumSpeculativeTokens; }
@@ -75,6 +95,10 @@ struct EngineParseResult {
 /// `--flag value` and `--flag=value` are accepted.
 EngineParseResult parseEngineArgv(const std::vector<std::string> &Argv,
                                   std::optional<EngineKind> Forced);
+
+/// "" when TP, DP, DCP, EP and dp-attention fit together as the engine
+/// requires; else why not.
+std::string checkParallelLayout(const EngineConfig &C);
 
 /// Parses ATOM's "[2,3,4]" capture-size list (also "2,3,4" and "2 3 4").
 bool parseIntList(const std::string &Text, std::vector<int> &Out);

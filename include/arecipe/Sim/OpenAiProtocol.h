@@ -27,16 +27,40 @@ struct CompletionRequest {
   bool Stream = false;
   bool IncludeUsage = false;
   bool IgnoreEos = false;
+  /// kv_transfer_params.do_remote_prefill: a PD router sent the prompt to a
+  /// prefill server first; its KV is here already.
+  bool RemotePrefill = false;
 };
 
-/// Parses a request body; returns false with an OpenAI-style message in
-/// \p Error when the body is not a usable request.
+/// Parses and checks a request body: every field the OpenAI API defines
+/// for the endpoint that is present and not null must have its type (and
+/// range: max_tokens >= 1, n = 1, ...). Returns false with an OpenAI-style
+/// message in \p Error and the offending field's path in \p Param.
+/// Unknown fields are ignored, as the engines ignore them.
+bool parseCompletionRequest(std::string_view Body, bool Chat,
+                            CompletionRequest &Out, std::string &Error,
+                            std::string &Param);
 bool parseCompletionRequest(std::string_view Body, bool Chat,
                             CompletionRequest &Out, std::string &Error);
 
-/// `{"error": {...}}` as vLLM returns it.
+/// What the engine does with a well-formed request before it queues it.
+struct CompletionAdmission {
+  long MaxTokens = 0;  // the completion length it will run to
+  std::string Error;   // non-empty: answer 400 with this message
+  std::string Param;
+};
+
+/// Refuses an empty prompt and a prompt plus completion beyond
+/// \p ContextLimit tokens (without overflow for any max_tokens); a request
+/// without max_tokens gets min(\p DefaultMaxTokens, the room left, at least
+/// 1).
+CompletionAdmission admitCompletion(const CompletionRequest &R,
+                                    long ContextLimit, long DefaultMaxTokens);
+
+/// `{"error": {...}}` as vLLM returns it; \p Param names the field at fault
+/// (null when empty). Any bytes that are not UTF-8 are replaced.
 std::string errorBody(std::string_view Message, std::string_view Type,
-                      int Code);
+                      int Code, std::string_view Param = {});
 
 struct Usage {
   long PromptTokens = 0;

@@ -42,6 +42,10 @@ private:
   std::unordered_map<uint64_t, std::list<uint64_t>::iterator> Index;
 };
 
+/// FNV-1a, 64 bits: the simulator's stable hash of a word or a key (the
+/// same on every run and machine).
+uint64_t fnv1a64(std::string_view Text);
+
 /// Counts a prompt's tokens (one whitespace-separated word = one token) and
 /// hashes its full 64-word blocks as a chain, so identical leading blocks
 /// give identical hashes. For chat, add() each message content in order;

@@ -23,6 +23,9 @@ struct HardwareProfile {
   int GpusPerNode = 8;
   double NodeDramMiB = 0;
   double HostToDeviceBandwidth = 0;      // bytes/s per GPU (CPU KV tier loads)
+  /// bytes/s per GPU between GPUs of different servers (prefill-to-decode
+  /// KV transfer); 0 when not declared.
+  double InterconnectBandwidth = 0;
   double WeightLoadBandwidth = 0;        // bytes/s per GPU at start-up
   double MemEfficiency = 1;              // achieved / peak HBM bandwidth
   double FlopsEfficiency = 1;            // achieved / peak FLOP/s
@@ -33,9 +36,24 @@ struct HardwareProfile {
   double peakFlopsFor(const std::string &Dtype) const;
 };
 
+/// How a model's attention stores KV, which decides how it shards.
+enum class AttentionKind {
+  /// Grouped-query attention: KV heads are split over the attention's TP
+  /// ranks (replicated once TP exceeds the KV heads).
+  Gqa,
+  /// Multi-head latent attention: one latent vector per token and layer,
+  /// replicated on every TP rank; only DCP shards it.
+  Mla,
+};
+
+const char *attentionName(AttentionKind Kind);
+
 /// One served model.
 struct ModelProfile {
   std::string Name;
+  /// Where the description came from, for the log ("profile FILE", "spec
+  /// FILE").
+  std::string Source;
   std::vector<std::string> Aliases;
   double WeightBytes = 0;      // whole checkpoint
   double DenseWeightBytes = 0; // read every step (attention, shared experts)
@@ -43,7 +61,11 @@ struct ModelProfile {
   std::string WeightDtype = "bf16";
   int NumExperts = 0;          // 0 = dense model
   int ExpertsPerToken = 0;
-  double KvElementsPerToken = 0; // multiplied by the KV dtype size
+  /// KV elements one token stores over all layers, unsharded; multiplied by
+  /// the KV dtype size.
+  double KvElementsPerToken = 0;
+  AttentionKind Attention = AttentionKind::Mla;
+  int KvHeads = 0; // GQA only: heads KvElementsPerToken is made of
   double StateBytesPerSequence = 0;
   double AttentionFlopsPerTokenPair = 0;
   long MaxContextTokens = 0;

@@ -1,7 +1,8 @@
 //===- Scheduler.h - Continuous batching over simulated time -*- C++ -*-===//
 //
 // The engine's serving loop without the network: requests wait, are
-// admitted under max-num-seqs and KV capacity, prefill in chunks under the
+// admitted under max-num-seqs and KV capacity (both per DP rank, pooled
+// over the ranks as if the engine balanced them perfectly), prefill in chunks under the
 // max-num-batched-tokens budget with prefix-cache reuse (GPU tier, then the
 // optional CPU tier), and decode one token per step, or on average AL tokens
 // per step with speculative decoding. step() plans and applies one engine
@@ -27,6 +28,9 @@ struct ScheduledRequest {
   long PromptTokens = 0;
   std::vector<uint64_t> BlockHashes; // full 64-token blocks of the prompt
   long MaxTokens = 1;
+  /// Disaggregated decode: a prefill server computed the prompt and its KV
+  /// arrived over the interconnect; only the last token is computed here.
+  bool RemotePrefill = false;
 };
 
 /// What one request got from one step.
@@ -56,6 +60,7 @@ struct SchedulerStats {
   uint64_t AcceptedTokens = 0;
   uint64_t Preemptions = 0;
   uint64_t FinishedRequests = 0;
+  uint64_t RemotePrefillTokens = 0; // prompt KV received from prefill servers
 };
 
 class Scheduler {

@@ -18,6 +18,10 @@ namespace arecipe::sim {
 /// crash (non-zero). Returns the process exit code.
 int runSimulator(SimOptions Options, const Environment &Env);
 
+/// Router mode (Options.routerMode()): forwards requests to the backends by
+/// the policy until SIGTERM/SIGINT (exit 0); 2 for a bad backend URL.
+int runRouter(SimOptions Options);
+
 } // namespace arecipe::sim
 
 #endif

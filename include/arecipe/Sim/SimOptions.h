@@ -17,6 +17,12 @@
 
 namespace arecipe::sim {
 
+/// Bounds of every duration and count the options take: a simulated
+/// duration beyond 1e9 s (31 years) or a count beyond 2^53 is refused, so no
+/// value can wrap or overflow a timer.
+inline constexpr double MaxSimSeconds = 1e9;
+inline constexpr uint64_t MaxSimCount = uint64_t(1) << 53;
+
 /// Faults injected with --sim-fault SPEC (see docs/simulator.md).
 struct FaultPlan {
   double SlowStartSeconds = 0;   // slow-start=S: extra weight-loading time
@@ -33,8 +39,9 @@ enum class LogLevel { Debug, Info, Warning, Error };
 
 struct SimOptions {
   std::optional<EngineKind> Engine;
-  std::string Hardware = "mi355x";
-  std::string Model; // empty: derived from the engine's --model
+  std::string Hardware; // empty: mi355x (without --sim-spec)
+  std::string Model;    // empty: derived from the engine's --model
+  std::string SpecFile; // --sim-spec: the model and hardware, from the recipe
   std::string ProfilesDir;
   double TimeScale = 1;
   uint64_t Seed = 0;
@@ -47,10 +54,22 @@ struct SimOptions {
   double FetchTimeoutSeconds = 600;
   FaultPlan Faults;
   std::vector<std::string> EngineArgv;
+
+  // Router mode (--sim-router POLICY): a request router in front of engine
+  // servers instead of an engine (docs/simulator.md, "Router").
+  std::string RouterPolicy;                  // empty: simulate an engine
+  std::vector<std::string> Backends;         // --sim-backend URL (not pd)
+  std::vector<std::string> Prefills;         // --sim-prefill URL (pd)
+  std::vector<std::string> Decodes;          // --sim-decode URL (pd)
+  std::string RouterHeader = "X-Session-ID"; // consistent_hash, dp_sticky
+  int RouterPort = 0; // 0: ephemeral (see --sim-port-file)
+  bool routerMode() const { return !RouterPolicy.empty(); }
 };
 
-/// Parses `[--sim-OPTION ...] -- ENGINE_ARGV...`. Returns false and sets
-/// \p Error on a bad option; \p WantHelp is set by --help.
+/// Parses `[--sim-OPTION ...] -- ENGINE_ARGV...` (in router mode the
+/// `--` and what follows are optional: the argv of the router stood in for).
+/// Returns false and sets \p Error on a bad option; \p WantHelp is set by
+/// --help.
 bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &Out,
                      std::string &Error, bool &WantHelp);
 bool parseFault(const std::string &Spec, FaultPlan &Faults,

@@ -11,14 +11,20 @@ running.
   simctl.py stall --quiet S --within S -- SIM_ARGS... expect a live process whose log stops
 
 ACTIONS: "get PATH", "post PATH JSON [Header:Value]" (JSON may be @FILE), "term" (SIGTERM, wait,
-print the exit code), "wait-exit", "cat FILE", "log" (print the log so far).
+print the exit code), "kill" (SIGKILL, wait, print the exit code), "wait-exit", "cat FILE",
+"log" (print the log, once it holds the ready line and has been quiet for 0.2 s),
+"raw BYTES" (BYTES is a Python bytes literal sent as the whole request on a fresh connection,
+which should ask for "Connection: close"; prints the status line and body, or that the
+connection closed), "alive" (whether the process still runs).
 """
 import argparse
+import ast
 import http.client
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -55,6 +61,22 @@ class Sim:
     def log(self):
         with self.lock:
             return list(self.lines)
+
+    def settled_log(self, expect=None, quiet=0.2, within=30):
+        """The log once the reader has caught up: it holds a line containing
+        `expect` (when given) and has not grown for `quiet` seconds. The
+        process writes its lines before it answers, but this thread reads
+        them on its own schedule, so a busy machine could otherwise print a
+        log that lags what the process has already done."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            with self.lock:
+                seen = expect is None or any(expect in l for l in self.lines)
+                idle = time.monotonic() - self.last_growth
+            if seen and idle >= quiet:
+                break
+            time.sleep(0.02)
+        return self.log()
 
     def port(self, within):
         deadline = time.monotonic() + within
@@ -107,6 +129,24 @@ def request(port, method, path, body=None, headers=None):
         conn.close()
 
 
+def raw_request(port, data):
+    """Sends DATA as it is and prints what came back, read to EOF."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(data)
+        reply = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    if not reply:
+        print("raw -> connection closed without a reply")
+        return
+    head, _, body = reply.partition(b"\r\n\r\n")
+    print("raw -> " + head.split(b"\r\n")[0].decode(errors="replace"))
+    print(normalise(body.decode(errors="replace")))
+
+
 def normalise(text):
     return re.sub(r'"created":\s*\d+', '"created":0', text)
 
@@ -152,6 +192,8 @@ def serve(sim, actions, within):
         except OSError:
             pass
         if time.monotonic() > deadline or sim.proc.poll() is not None:
+            if sim.proc.poll() is not None:
+                sim.reader.join(timeout=5)  # every line it wrote, read
             raise SystemExit("simctl: never healthy; log:\n" + "\n".join(sim.log()))
         time.sleep(0.02)
     for action in actions:
@@ -172,13 +214,21 @@ def serve(sim, actions, within):
         elif verb == "term":
             sim.proc.send_signal(signal.SIGTERM)
             sim.wait_exit(within)
+        elif verb == "kill":
+            sim.proc.send_signal(signal.SIGKILL)
+            sim.wait_exit(within)
+        elif verb == "raw":
+            raw_request(port, ast.literal_eval(action.split(" ", 1)[1]))
+        elif verb == "alive":
+            print("alive" if sim.proc.poll() is None else
+                  "exited with %d" % sim.proc.returncode)
         elif verb == "wait-exit":
             sim.wait_exit(within)
         elif verb == "cat":
             print("file %s:" % os.path.basename(words[1]))
             print(open(words[1]).read().rstrip("\n"))
         elif verb == "log":
-            print("\n".join(sim.log()))
+            print("\n".join(sim.settled_log("ready on http", within=within)))
         else:
             raise SystemExit("simctl: unknown action " + action)
 
