@@ -26,10 +26,6 @@
 
 #include <fmt/format.h>
 
-#ifndef ARECIPE_SIM_DEFAULT_PROFILES_DIR
-#define ARECIPE_SIM_DEFAULT_PROFILES_DIR "std/sim"
-#endif
-
 namespace arecipe::sim {
 namespace {
 
@@ -228,8 +224,6 @@ bool resolveSubject(const SimOptions &O, const EngineConfig &Config,
 } // namespace
 
 int runSimulator(SimOptions O, const Environment &Env) {
-  if (O.ProfilesDir.empty())
-    O.ProfilesDir = ARECIPE_SIM_DEFAULT_PROFILES_DIR;
   EngineParseResult Parsed = parseEngineArgv(O.EngineArgv, O.Engine);
   if (!Parsed.Error.empty()) {
     fmt::print(stderr, "arecipe-sim: error: {}\n", Parsed.Error);

@@ -15,7 +15,8 @@
 namespace arecipe::sim {
 
 /// Runs until SIGTERM/SIGINT (exit 0), a start-up failure or an injected
-/// crash (non-zero). Returns the process exit code.
+/// crash (non-zero). Returns the process exit code. Options.ProfilesDir must
+/// be set by the caller (arecipe-sim uses the installed profiles beside it).
 int runSimulator(SimOptions Options, const Environment &Env);
 
 /// Router mode (Options.routerMode()): forwards requests to the backends by
