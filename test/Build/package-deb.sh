@@ -45,14 +45,16 @@ dpkg-deb -x "$deb" "$tmp/x"
 declared=" $(echo "$depends" | sed -E 's/\([^)]*\)//g; s/[,|]/ /g') "
 for bin in "$tmp"/x/usr/bin/*; do
   for soname in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    path=$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64|64bit/ {print $NF; exit}')
-    [[ -z $path ]] && path=$(ldconfig -p | awk -v s="$soname" '$1 == s {print $NF; exit}')
+    # awk reads all of its input (no early `exit`): ldconfig killed by
+    # SIGPIPE would fail the pipeline under pipefail, silently.
+    path=$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64|64bit/ && !p {p = $NF} END {print p}')
+    [[ -z $path ]] && path=$(ldconfig -p | awk -v s="$soname" '$1 == s && !p {p = $NF} END {print p}')
     [[ -n $path ]] || fail "$(basename "$bin") needs $soname, which this system does not have"
     real=$(readlink -f "$path")
     pkg=""
     for candidate in "$path" "$real" "${path/#\/usr\/lib/\/lib}" "${real/#\/usr\/lib/\/lib}" \
                      "${path/#\/lib/\/usr\/lib}" "${real/#\/lib/\/usr\/lib}"; do
-      pkg=$(dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1) && [[ -n $pkg ]] && break
+      pkg=$(dpkg -S "$candidate" 2>/dev/null | sed -n '1s/:.*//p') && [[ -n $pkg ]] && break
     done
     [[ -n $pkg ]] || fail "no package owns $path ($soname, needed by $(basename "$bin"))"
     [[ $declared == *" $pkg "* ]] ||
