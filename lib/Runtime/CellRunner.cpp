@@ -12,6 +12,7 @@
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ReadinessProbe.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Support/AtomicFile.h"
 
 #include <fmt/format.h>
 
@@ -280,7 +281,7 @@ void CellExecution::writeRankReport(const char *State) {
     Ps[R.Spec->Name]["ready"] = R.Ready;
   }
   std::string Err;
-  if (!writeFileAtomically(rankReportPath(rank()), Report.dump(2) + "\n", Err))
+  if (!support::writeFileAtomically(rankReportPath(rank()), Report.dump(2) + "\n", Err))
     Warnings.push_back(Err);
 }
 
@@ -699,7 +700,7 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   std::string Records;
   for (const client::RequestRecord &R : Run.Records)
     Records += client::recordToJsonLine(R) + "\n";
-  if (!writeFileAtomically(Dir + "/records.jsonl", Records, Err)) {
+  if (!support::writeFileAtomically(Dir + "/records.jsonl", Records, Err)) {
     failWith(CellStatus::Failed, Err);
     return false;
   }
@@ -730,7 +731,7 @@ void CellExecution::teardown() {
   Progress.phase("teardown");
   if (multiNode() && rank() == 0) {
     std::string Err;
-    if (!writeFileAtomically(stopPath(), "stop\n", Err))
+    if (!support::writeFileAtomically(stopPath(), "stop\n", Err))
       Warnings.push_back(Err);
   }
   for (auto It = Procs.rbegin(); It != Procs.rend(); ++It) {

@@ -8,6 +8,8 @@
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Report/Redaction.h"
+#include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
 
@@ -38,7 +40,7 @@ std::string describeEnv(const ChildEnvironment &Env) {
   for (const auto &[K, V] : Env.Set)
     Out += fmt::format(" {}={}", K,
                        report::isSecretName(K) ? std::string(report::RedactedValue)
-                                               : quoteForDisplay({V}));
+                                               : support::shellJoin({V}));
   return Out;
 }
 
@@ -72,7 +74,7 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
     fmt::print(Out, "    log: {}\n", L.LogPath);
     if (!L.Env.Set.empty() || !L.Env.Unset.empty())
       fmt::print(Out, "    env:{}\n", describeEnv(L.Env));
-    fmt::print(Out, "    exec: {}\n", quoteForDisplay(report::redactArgv(L.Command)));
+    fmt::print(Out, "    exec: {}\n", support::shellJoin(report::redactArgv(L.Command)));
     if (P.HttpEndpoints)
       fmt::print(Out,
                  "    ready: GET {} = 200, GET {} lists '{}', alive; start-up timeout {}, "
@@ -97,7 +99,7 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
   for (const ProcessSpec &P : C.Processes) {
     LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
     if (!L.ContainerName.empty())
-      fmt::print(Out, "; {}", quoteForDisplay(containerRemoveCommand(Plan, L.ContainerName)));
+      fmt::print(Out, "; {}", support::shellJoin(containerRemoveCommand(Plan, L.ContainerName)));
   }
   fmt::print(Out, "; wait for free ports\n");
 }
@@ -128,7 +130,7 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   // the sweep files are the submitter's, which collects every cell.
   bool OnAllocation = S.NodeRank >= 0;
   if (!Store.create(Err) ||
-      (!OnAllocation && !writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err))) {
+      (!OnAllocation && !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err))) {
     Progress.message("error: " + Err);
     return 2;
   }

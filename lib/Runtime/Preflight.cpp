@@ -8,6 +8,7 @@
 #include "arecipe/Runtime/PlanLoader.h"
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Report/Redaction.h"
+#include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
 
@@ -79,7 +80,7 @@ void redactLog(const std::string &Path, const EnvMap &Env) {
 
 CommandResult run(const PreflightContext &Ctx, const Argv &Command, const EnvMap &Env,
                   std::chrono::milliseconds Timeout) {
-  appendLog(Ctx.LogPath, "$ " + quoteForDisplay(report::redactArgv(Command)));
+  appendLog(Ctx.LogPath, "$ " + support::shellJoin(report::redactArgv(Command)));
   ChildEnvironment E;
   E.Set = Env;
   CommandResult R = runCommand(Command, E, Ctx.LogPath, Timeout, stopRequested);
@@ -309,7 +310,7 @@ PreflightOutcome verifyImport(const VerifyImportAction &A, const PreflightContex
 PreflightOutcome runAction(const RunAction &A, const PreflightContext &Ctx) {
   CommandResult R = run(Ctx, A.Command, {}, Ctx.Settings.wall(A.TimeoutS));
   if (!R.succeeded())
-    return fail(fmt::format("'{}' {}", quoteForDisplay(A.Command), R.describe()));
+    return fail(fmt::format("'{}' {}", support::shellJoin(A.Command), R.describe()));
   return {};
 }
 
@@ -356,10 +357,10 @@ std::string describePreflightAction(const PreflightAction &Action) {
           return fmt::format("unset_env {}", fmt::join(A.Names, " "));
         else if constexpr (std::is_same_v<T, RequireVersionAction>)
           return fmt::format("require_version {} {} ({} on mismatch): {}", A.Tool, A.Pattern,
-                             A.FailOnMismatch ? "fail" : "warn", quoteForDisplay(A.Probe));
+                             A.FailOnMismatch ? "fail" : "warn", support::shellJoin(A.Probe));
         else if constexpr (std::is_same_v<T, StageModelAction>)
           return fmt::format("stage_model {} ({} attempts, {} s apart): {}", A.Repo, A.Attempts,
-                             A.DelayS, quoteForDisplay(report::redactArgv(A.Command)));
+                             A.DelayS, support::shellJoin(report::redactArgv(A.Command)));
         else if constexpr (std::is_same_v<T, CheckPathsAction>)
           return fmt::format("check_paths {}", fmt::join(A.Paths, " "));
         else if constexpr (std::is_same_v<T, WaitCleanGpusAction>)
@@ -371,7 +372,7 @@ std::string describePreflightAction(const PreflightAction &Action) {
         else if constexpr (std::is_same_v<T, VerifyImportAction>)
           return fmt::format("verify_import {} under {}", A.Package, A.ExpectPrefix);
         else
-          return fmt::format("run {}", quoteForDisplay(report::redactArgv(A.Command)));
+          return fmt::format("run {}", support::shellJoin(report::redactArgv(A.Command)));
       },
       Action);
 }

@@ -4,21 +4,20 @@
 
 #include "arecipe/Report/HtmlReport.h"
 #include "arecipe/Report/Redaction.h"
+#include "arecipe/Support/AtomicFile.h"
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
 namespace arecipe::runtime {
+
+using support::writeFileAtomically;
 
 namespace {
 
@@ -72,38 +71,6 @@ std::string redactPlanText(const std::string &PlanText) {
   } catch (const std::exception &) {
     return report::redactSecrets(PlanText);
   }
-}
-
-bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err) {
-  std::string Temp = fmt::format("{}.tmp.{}", Path, getpid());
-  int Fd = open(Temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (Fd < 0) {
-    Err = fmt::format("cannot write {}: {}", Temp, std::strerror(errno));
-    return false;
-  }
-  size_t Done = 0;
-  while (Done < Contents.size()) {
-    ssize_t N = write(Fd, Contents.data() + Done, Contents.size() - Done);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0) {
-      Err = fmt::format("cannot write {}: {}", Temp, std::strerror(errno));
-      close(Fd);
-      unlink(Temp.c_str());
-      return false;
-    }
-    Done += size_t(N);
-  }
-  // The data must be on disk before the name points at it, or a crash can
-  // leave a complete-looking empty file.
-  bool Synced = fsync(Fd) == 0;
-  close(Fd);
-  if (!Synced || rename(Temp.c_str(), Path.c_str()) != 0) {
-    Err = fmt::format("cannot write {}: {}", Path, std::strerror(errno));
-    unlink(Temp.c_str());
-    return false;
-  }
-  return true;
 }
 
 std::string ResultStore::cellDir(const Cell &C) const { return OutDir + "/cells/" + C.Id; }

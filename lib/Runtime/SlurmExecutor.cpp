@@ -7,6 +7,8 @@
 #include "arecipe/Runtime/LocalExecutor.h"
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
 
@@ -85,7 +87,7 @@ CommandResult SlurmSweep::slurmCommand(const Argv &Command, bool Keep) {
   if (!Keep)
     std::ofstream(Log, std::ios::trunc);
   else
-    std::ofstream(Log, std::ios::app) << "$ " << quoteForDisplay(Command) << "\n";
+    std::ofstream(Log, std::ios::app) << "$ " << support::shellJoin(Command) << "\n";
   return runCommand(Command, {}, Log, milliseconds(60000), nullptr);
 }
 
@@ -147,7 +149,7 @@ bool SlurmSweep::submit(const std::vector<CellJob *> &Group, const SlurmOptions 
   Spec.CellsDir = S.OutDir + "/cells";
   std::string Script = fmt::format("{}/{}-{}n.sh", SlurmDir, Plan.RecipeName, Nodes);
   std::string Err;
-  if (!writeFileAtomically(Script, buildJobScript(Options, Spec), Err)) {
+  if (!support::writeFileAtomically(Script, buildJobScript(Options, Spec), Err)) {
     Progress.message("error: " + Err);
     return false;
   }
@@ -330,7 +332,7 @@ int SlurmSweep::run(const std::string &PlanText) {
   std::error_code Ec;
   fs::create_directories(SlurmDir, Ec);
   if (Ec || !Store.create(Err) ||
-      !writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err)) {
+      !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err)) {
     Progress.message("error: " + (Ec ? fmt::format("cannot create {}: {}", SlurmDir, Ec.message())
                                      : Err));
     return 2;
@@ -379,7 +381,7 @@ int SlurmSweep::run(const std::string &PlanText) {
   for (const CellJob &J : Jobs)
     if (!J.ArrayJobId.empty())
       Submitted[J.TheCell->Id] = {{"job", J.key()}, {"output", J.OutputPath}};
-  if (!writeFileAtomically(SlurmDir + "/jobs.json", Submitted.dump(2) + "\n", Err))
+  if (!support::writeFileAtomically(SlurmDir + "/jobs.json", Submitted.dump(2) + "\n", Err))
     Progress.message("error: " + Err);
 
   auto AllDone = [&] {

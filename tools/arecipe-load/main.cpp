@@ -14,6 +14,7 @@
 #include "arecipe/Client/Trace.h"
 #include "arecipe/Client/TraceGenerator.h"
 #include "arecipe/Client/Workload.h"
+#include "arecipe/Support/AtomicFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -187,7 +188,7 @@ static int writeSummary(const CellMetrics &M, const RunResult &Run, const std::s
   std::string Text = J.dump(2) + "\n";
   if (Path.empty() || Path == "-")
     std::cout << Text;
-  else if (!writeFileAtomically(Path, Text, Err))
+  else if (!arecipe::support::writeFileAtomically(Path, Text, Err))
     return fail(Err);
   return J["arecipe_client"]["valid"].get<bool>() ? 0 : 3;
 }
@@ -317,7 +318,7 @@ static int genTrace() {
   for (const TraceSession &S : Trace)
     Text += sessionToJsonLine(S) + "\n";
   std::string Err;
-  if (!writeFileAtomically(GenOutput, Text, Err))
+  if (!arecipe::support::writeFileAtomically(GenOutput, Text, Err))
     return fail(Err);
   TraceStats St = computeTraceStats(Trace);
   ordered_json J;

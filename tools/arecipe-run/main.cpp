@@ -17,6 +17,7 @@
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Codegen/Compile.h"
 #include "arecipe/Sema/Sema.h"
+#include "arecipe/Support/AtomicFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
@@ -200,7 +201,7 @@ static int runReportCommand(int Argc, char **Argv) {
   std::string Html = Dirs.size() == 1 ? report::renderSweepReport(Sweeps[0])
                                       : report::renderComparisonReport(
                                             Sweeps, fs::absolute(Output).parent_path().string());
-  if (!writeFileAtomically(Output, Html, Err))
+  if (!arecipe::support::writeFileAtomically(Output, Html, Err))
     return usageError(Err);
   fmt::print("{}\n", Output);
   return 0;
@@ -296,18 +297,10 @@ int main(int Argc, char **Argv) {
     // redacted; a plan holding secrets runs from a private copy instead.
     bool HasSecrets = redactPlanText(Text) != Text;
     fs::path Compiled = fs::path(S.OutDir) / (HasSecrets ? ".plan.run.json" : "plan.json");
-    fs::path Tmp = fs::path(S.OutDir) / ".plan.json.tmp";
-    {
-      std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
-      if (HasSecrets)
-        fs::permissions(Tmp, fs::perms::owner_read | fs::perms::owner_write, Ec);
-      Out << Text;
-      if (!Out.flush())
-        return usageError(fmt::format("cannot write {}: {}", Tmp.string(), std::strerror(errno)));
-    }
-    fs::rename(Tmp, Compiled, Ec);
-    if (Ec)
-      return usageError(fmt::format("cannot write {}: {}", Compiled.string(), Ec.message()));
+    std::string Err;
+    if (!arecipe::support::writeFileAtomically(Compiled.string(), Text, Err,
+                                               HasSecrets ? 0600 : 0644))
+      return usageError(Err);
     S.PlanPath = Compiled.string();
   }
   S.Cells.assign(CellIds.begin(), CellIds.end());

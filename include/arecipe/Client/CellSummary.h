@@ -4,8 +4,7 @@
 // §8 field names: request_metrics.throughput / latency with ttft, e2el, itl,
 // intvty, e2e_norm_intvty; num_requests_*; server_metrics), plus an
 // `arecipe_client` block for what InferenceX has no field for (error classes,
-// the per-chunk gap view, send lag, client CPU). Files are written atomically
-// so a reader never sees half a summary.
+// the per-chunk gap view, send lag, client CPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,10 +34,6 @@ int64_t expectedOutputTokens(const std::vector<RequestRecord> &Records);
 
 nlohmann::ordered_json buildCellSummary(const CellMetrics &M, const RunResult &Run,
                                         const SummaryContext &Context);
-
-/// Writes Contents to Path via a temporary file in the same directory and
-/// rename(2). Returns false with Err set on failure.
-bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err);
 
 } // namespace arecipe::client
 

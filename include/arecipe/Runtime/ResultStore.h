@@ -25,10 +25,6 @@
 
 namespace arecipe::runtime {
 
-/// Writes Contents to Path through a temporary file in the same directory,
-/// fsync and rename(2). Returns false with Err set on failure.
-bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err);
-
 /// The plan text for OUT/plan.json: the value of every variable or option
 /// whose name is a secret's (HF_TOKEN, *_TOKEN, *_KEY, *_SECRET; see
 /// report::isSecretName) replaced by "[redacted]", in objects and argv lists.
