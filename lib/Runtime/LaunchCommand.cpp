@@ -80,6 +80,9 @@ Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::s
     Inner.insert(Inner.begin(), Unset.begin(), Unset.end());
   }
   Out.push_back("--entrypoint=" + Inner.front());
+  // Whatever the image and the argv say, they are not options of `run`
+  // (the loader also refuses an image that starts with '-').
+  Out.push_back("--");
   Out.push_back(Plan.Image);
   Out.insert(Out.end(), Inner.begin() + 1, Inner.end());
   return Out;

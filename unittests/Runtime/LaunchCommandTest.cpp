@@ -46,7 +46,7 @@ TEST_F(LaunchCommandFixture, ContainerHasAnExplicitEntrypointAndReadOnlyMounts) 
   EXPECT_EQ(L.ContainerName, "arecipe-r-c8-server");
   EXPECT_NE(Line.find("podman run --rm --name=arecipe-r-c8-server --network=host --ipc=host "
                       "--device=nvidia.com/gpu=all --volume=/models:/models:ro "
-                      "'--env=CUDA_VISIBLE_DEVICES=0,1' --entrypoint=vllm img:1 serve m"),
+                      "'--env=CUDA_VISIBLE_DEVICES=0,1' --entrypoint=vllm -- img:1 serve m"),
             std::string::npos)
       << Line;
   EXPECT_EQ(containerRemoveCommand(Plan, L.ContainerName),
@@ -57,7 +57,7 @@ TEST_F(LaunchCommandFixture, ContainerEntrypointFromThePlanPrecedesArgv) {
   Plan.Container = ContainerSpec{"docker", {}, "/usr/bin/env"};
   LaunchCommand L = buildLaunchCommand(Plan, C, P, S, "/out/cells/c8");
   std::string Line = arecipe::support::shellJoin(L.Command);
-  EXPECT_NE(Line.find("--entrypoint=/usr/bin/env img:1 vllm serve m"), std::string::npos) << Line;
+  EXPECT_NE(Line.find("--entrypoint=/usr/bin/env -- img:1 vllm serve m"), std::string::npos) << Line;
 }
 
 TEST_F(LaunchCommandFixture, SimulateReplacesTheEngineButNotTheRouter) {
