@@ -5,6 +5,7 @@
 #include "arecipe/Client/Metrics.h"
 #include "arecipe/Client/RequestRecord.h"
 #include "arecipe/Report/Redaction.h"
+#include "arecipe/Support/Json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,30 +20,30 @@ namespace arecipe::report {
 
 namespace {
 
+/// Any file of a results directory may come from another version, a
+/// killed run or a person: read within bounds (the plan as large as the
+/// loader allows), and every field below with its type checked, so a
+/// missing or odd figure is shown blank instead of costing the report.
 std::optional<json> readJson(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
+  std::optional<support::ordered_json> J =
+      support::readJsonFile(Path, support::JsonLimits{64, size_t(256) << 20});
+  if (!J)
     return std::nullopt;
-  std::stringstream SS;
-  SS << In.rdbuf();
-  json J = json::parse(SS.str(), nullptr, false);
-  if (J.is_discarded())
-    return std::nullopt;
-  return J;
+  return json(*J);
 }
 
-/// The value at Pointer when it is a number: summaries from older or
-/// interrupted runs may lack any field, and a missing figure is shown blank.
-std::optional<double> numberAt(const json &J, const char *Pointer) {
-  json::json_pointer P(Pointer);
-  if (!J.contains(P) || !J.at(P).is_number())
-    return std::nullopt;
-  return J.at(P).get<double>();
-}
+using support::numberAt;
+using support::stringAt;
 
-std::string stringAt(const json &J, const char *Key) {
-  auto It = J.find(Key);
-  return It != J.end() && It->is_string() ? It->get<std::string>() : std::string();
+/// An int field, or 0 when absent, of another type or out of range.
+int intAt(const json &J, const char *Key) {
+  auto It = J.is_object() ? J.find(Key) : J.end();
+  if (It == J.end() || !It->is_number_integer())
+    return 0;
+  int64_t V = It->is_number_unsigned() && It->get<uint64_t>() > uint64_t(INT32_MAX)
+                  ? INT32_MAX
+                  : It->get<int64_t>();
+  return V < INT32_MIN || V > INT32_MAX ? 0 : int(V);
 }
 
 void readKnobs(const json &PlanCell, CellResult &C) {
@@ -54,12 +55,12 @@ void readKnobs(const json &PlanCell, CellResult &C) {
       continue;
     KnobValue V;
     V.Name = stringAt(K, "name");
-    V.Value = K.contains("value") ? K["value"].dump() : "null";
+    V.Value = K.contains("value") ? support::dumpJson(K["value"]) : "null";
     V.Value = isSecretName(V.Name) ? RedactedValue : redactSecrets(V.Value);
     if (auto O = K.find("origin"); O != K.end() && O->is_object()) {
       V.File = stringAt(*O, "file");
-      V.Line = O->value("line", 0);
-      V.Col = O->value("col", 0);
+      V.Line = intAt(*O, "line");
+      V.Col = intAt(*O, "col");
       V.Level = stringAt(*O, "level");
     }
     C.Knobs.push_back(std::move(V));
@@ -71,8 +72,7 @@ void readServerCommand(const json &PlanCell, CellResult &C) {
   if (Processes == PlanCell.end() || !Processes->is_array())
     return;
   for (const json &P : *Processes) {
-    if (!P.is_object() || !P.value("serves_api", false) || !P.contains("argv") ||
-        !P["argv"].is_array())
+    if (!support::boolAt(P, "serves_api", false) || !P.contains("argv") || !P["argv"].is_array())
       continue;
     std::vector<std::string> Argv;
     for (const json &W : P["argv"])
@@ -84,13 +84,14 @@ void readServerCommand(const json &PlanCell, CellResult &C) {
 }
 
 void readSummary(const json &S, CellResult &C) {
-  const json Run = S.value("arecipe_run", json::object());
-  C.Status = Run.value("status", std::string("unknown"));
-  C.Reason = redactSecrets(Run.value("reason", std::string()));
-  C.FailedPhase = Run.value("failed_phase", std::string());
-  C.FailedProcess = Run.value("failed_process", std::string());
-  C.LogTail = redactSecrets(Run.value("log_tail", std::string()));
-  C.StartedAt = Run.value("started_at", std::string());
+  const json *RunObject = support::objectAt(S, "arecipe_run");
+  const json Run = RunObject ? *RunObject : json::object();
+  C.Status = stringAt(Run, "status", "unknown");
+  C.Reason = redactSecrets(stringAt(Run, "reason"));
+  C.FailedPhase = stringAt(Run, "failed_phase");
+  C.FailedProcess = stringAt(Run, "failed_process");
+  C.LogTail = redactSecrets(stringAt(Run, "log_tail"));
+  C.StartedAt = stringAt(Run, "started_at");
   if (auto W = Run.find("warnings"); W != Run.end() && W->is_array())
     for (const json &Line : *W)
       if (Line.is_string())
@@ -186,27 +187,29 @@ std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) 
   }
   SweepResults S;
   S.Dir = Dir;
-  const json Recipe = Plan->value("recipe", json::object());
-  S.Recipe = stringAt(Recipe, "name");
-  S.RecipeFile = stringAt(Recipe, "file");
-  S.Model = stringAt(Plan->value("model", json::object()), "id");
+  auto Field = [&](const char *Object, const char *Key) {
+    const json *O = support::objectAt(*Plan, Object);
+    return O ? stringAt(*O, Key) : std::string();
+  };
+  S.Recipe = Field("recipe", "name");
+  S.RecipeFile = Field("recipe", "file");
+  S.Model = Field("model", "id");
   S.Image = stringAt(*Plan, "image");
-  S.Hardware = stringAt(Plan->value("hardware", json::object()), "name");
-  S.Engine = stringAt(Plan->value("engine", json::object()), "name");
-  if (std::optional<json> Results = readJson(Dir + "/results.json");
-      Results && Results->is_object()) {
-    S.Simulated = Results->value("simulated", false);
-    S.TimeScale = Results->value("time_scale", 1.0);
+  S.Hardware = Field("hardware", "name");
+  S.Engine = Field("engine", "name");
+  if (std::optional<json> Results = readJson(Dir + "/results.json")) {
+    S.Simulated = support::boolAt(*Results, "simulated", false);
+    S.TimeScale = numberAt(*Results, "/time_scale").value_or(1.0);
   }
   for (const json &PlanCell : (*Plan)["cells"]) {
     if (!PlanCell.is_object())
       continue;
     CellResult C;
     C.Id = stringAt(PlanCell, "id");
-    C.Conc = PlanCell.value("conc", 0);
+    C.Conc = intAt(PlanCell, "conc");
     C.Band = stringAt(PlanCell, "band");
     C.ServerFrom = stringAt(PlanCell, "server_from");
-    C.Gpus = PlanCell.value("gpus", 0);
+    C.Gpus = intAt(PlanCell, "gpus");
     C.Status = "pending";
     readKnobs(PlanCell, C);
     readServerCommand(PlanCell, C);
@@ -216,10 +219,10 @@ std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) 
       readSummary(*Summary, C);
       // results.json lags a cell behind when a run was killed; the summary
       // says as well whether its figures are simulated.
-      const json Run = Summary->value("arecipe_run", json::object());
-      if (Run.value("simulated", false)) {
+      const json *Run = support::objectAt(*Summary, "arecipe_run");
+      if (Run && support::boolAt(*Run, "simulated", false)) {
         S.Simulated = true;
-        S.TimeScale = Run.value("time_scale", S.TimeScale);
+        S.TimeScale = numberAt(*Run, "/time_scale").value_or(S.TimeScale);
       }
     }
     if (C.Status != "pending")

@@ -13,6 +13,7 @@
 #include "arecipe/Runtime/ReadinessProbe.h"
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
 
 #include <fmt/format.h>
 
@@ -281,23 +282,24 @@ void CellExecution::writeRankReport(const char *State) {
     Ps[R.Spec->Name]["ready"] = R.Ready;
   }
   std::string Err;
-  if (!support::writeFileAtomically(rankReportPath(rank()), Report.dump(2) + "\n", Err))
+  if (!writeOutputJson(rankReportPath(rank()), Report, Err))
     Warnings.push_back(Err);
 }
 
 ordered_json CellExecution::readRankReport(int Rank) const {
-  std::ifstream In(rankReportPath(Rank));
-  if (!In)
-    return nullptr;
-  ordered_json J = ordered_json::parse(In, nullptr, /*allow_exceptions=*/false);
-  return J.is_object() ? J : ordered_json(nullptr);
+  // Written by another node's arecipe-run on a shared file system: read
+  // within bounds, and every field below with its type checked.
+  std::optional<ordered_json> J =
+      support::readJsonFile(rankReportPath(Rank), support::JsonLimits{64, size_t(16) << 20});
+  return J && J->is_object() ? *J : ordered_json(nullptr);
 }
 
 bool CellExecution::remoteProcessReady(const std::string &Name) const {
   const ProcessSpec *P = C.findProcess(Name);
   ordered_json Report = readRankReport(P->NodeRank);
-  return Report.is_object() && Report["processes"].contains(Name) &&
-         Report["processes"][Name].value("ready", false);
+  const ordered_json *Processes = support::objectAt(Report, "processes");
+  const ordered_json *Info = Processes ? support::objectAt(*Processes, Name) : nullptr;
+  return Info && support::boolAt(*Info, "ready", false);
 }
 
 bool CellExecution::checkOtherRanks() {
@@ -311,14 +313,14 @@ bool CellExecution::checkOtherRanks() {
   }
   for (int Rank = 1; Rank < C.Nodes; ++Rank) {
     ordered_json Report = readRankReport(Rank);
-    if (!Report.is_object() || Report.value("state", "") != "failed")
+    if (support::stringAt(Report, "state") != "failed")
       continue;
     failWith(CellStatus::Failed,
-             fmt::format("node rank {} ({}): {}", Rank, Report.value("node", "?"),
-                         Report.value("reason", "failed")));
+             fmt::format("node rank {} ({}): {}", Rank, support::stringAt(Report, "node", "?"),
+                         support::stringAt(Report, "reason", "failed")));
     if (FailedProcess.empty() && LogTail.empty()) {
-      FailedProcess = Report.value("failed_process", "");
-      LogTail = Report.value("log_tail", "");
+      FailedProcess = support::stringAt(Report, "failed_process");
+      LogTail = support::stringAt(Report, "log_tail");
     }
     return false;
   }
@@ -334,7 +336,7 @@ void CellExecution::waitForOtherRanksTeardown() {
     ordered_json Report;
     while (true) {
       Report = readRankReport(Rank);
-      std::string State = Report.is_object() ? Report.value("state", "") : "";
+      std::string State = support::stringAt(Report, "state");
       if (State == "stopped" || State == "failed" || Clock::now() >= Deadline)
         break;
       std::this_thread::sleep_for(PollInterval);
@@ -343,12 +345,14 @@ void CellExecution::waitForOtherRanksTeardown() {
       Warnings.push_back(fmt::format("node rank {} never reported", Rank));
       continue;
     }
-    std::string State = Report.value("state", "");
+    std::string State = support::stringAt(Report, "state");
     if (State != "stopped" && State != "failed")
       Warnings.push_back(fmt::format("node rank {} ({}) did not report its teardown (last state: {})",
-                                     Rank, Report.value("node", "?"), State));
-    for (auto &[Name, Info] : Report["processes"].items())
-      RemoteProcesses[Name] = Info;
+                                     Rank, support::stringAt(Report, "node", "?"), State));
+    if (const ordered_json *Processes = support::objectAt(Report, "processes"))
+      for (auto &[Name, Info] : Processes->items())
+        if (Info.is_object())
+          RemoteProcesses[Name] = Info;
   }
 }
 
@@ -565,7 +569,7 @@ ordered_json CellExecution::metadata() const {
                                  {"dcp", "dcp_size"}})
     for (const Knob &K : C.Knobs)
       if (K.Name == KnobName)
-        M[Field] = ordered_json::parse(K.ValueJson, nullptr, false);
+        M[Field] = support::parseOrderedJsonOrNull(K.ValueJson).value_or(nullptr);
   M["cell"] = C.Id;
   M["band"] = C.Band.empty() ? ordered_json(nullptr) : ordered_json(C.Band);
   M["gpus"] = C.Gpus;

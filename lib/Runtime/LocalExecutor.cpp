@@ -9,6 +9,7 @@
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Report/Redaction.h"
 #include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
 #include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
@@ -152,7 +153,7 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
     Progress.beginCell(I + 1, Cells.size(), C.Id);
     if (S.Resume) {
       if (auto Done = Store.finishedSummary(C)) {
-        std::string Status = (*Done)["arecipe_run"].value("status", std::string("?"));
+        std::string Status = support::stringAt((*Done)["arecipe_run"], "status", "?");
         Progress.message(fmt::format("[{}/{}] {}: already finished ({}), skipped", I + 1,
                                      Cells.size(), C.Id, Status));
         ++Skipped;

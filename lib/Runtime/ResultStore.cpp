@@ -5,6 +5,8 @@
 #include "arecipe/Report/HtmlReport.h"
 #include "arecipe/Report/Redaction.h"
 #include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Utf8.h"
 
 #include <fmt/format.h>
 
@@ -18,6 +20,25 @@ using nlohmann::ordered_json;
 namespace arecipe::runtime {
 
 using support::writeFileAtomically;
+
+namespace {
+
+/// A cell summary is a few kilobytes; a hostile one may not cost more.
+const support::JsonLimits SummaryJsonLimits{/*MaxDepth=*/64, /*MaxBytes=*/size_t(16) << 20};
+
+/// Bytes kept free in the output directory for the last verdict.
+constexpr size_t ReserveBytes = 16 << 10;
+
+/// The fields of `arecipe_run` every reader of a summary relies on: a
+/// status and a digest that are strings, and a reason that is one if
+/// present.
+bool isSummaryRun(const ordered_json &Run) {
+  auto Reason = Run.find("reason");
+  return Run.contains("status") && Run["status"].is_string() && Run.contains("cell_digest") &&
+         Run["cell_digest"].is_string() && (Reason == Run.end() || Reason->is_string());
+}
+
+} // namespace
 
 namespace {
 
@@ -67,22 +88,38 @@ std::string redactPlanText(const std::string &PlanText) {
     ordered_json Plan = ordered_json::parse(PlanText);
     if (!redactJson(Plan))
       return PlanText;
-    return Plan.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+    return support::dumpJson(Plan, 2) + "\n";
   } catch (const std::exception &) {
     return report::redactSecrets(PlanText);
   }
+}
+
+bool writeOutputFile(const std::string &Path, std::string_view Text, std::string &Err) {
+  return writeFileAtomically(Path, support::sanitizeUtf8(Text), Err);
+}
+
+bool writeOutputJson(const std::string &Path, const ordered_json &Doc, std::string &Err) {
+  return writeFileAtomically(Path, support::dumpJson(Doc, 2) + "\n", Err);
 }
 
 std::string ResultStore::cellDir(const Cell &C) const { return OutDir + "/cells/" + C.Id; }
 
 std::string ResultStore::summaryPath(const Cell &C) const { return cellDir(C) + "/summary.json"; }
 
+std::string ResultStore::reservePath() const { return OutDir + "/.space-reserve"; }
+
 bool ResultStore::create(std::string &Err) const {
   std::error_code Ec;
   fs::create_directories(OutDir + "/cells", Ec);
-  if (Ec)
+  if (Ec) {
     Err = fmt::format("cannot create {}: {}", OutDir, Ec.message());
-  return !Ec;
+    return false;
+  }
+  // Room kept for a cell's verdict: records fill a disk while a cell
+  // measures, and a cell that failed for that must still say so.
+  if (!fs::exists(reservePath(), Ec))
+    writeFileAtomically(reservePath(), std::string(ReserveBytes, '\0'), Err);
+  return true;
 }
 
 bool ResultStore::resetCell(const Cell &C, std::string &Err) const {
@@ -96,21 +133,26 @@ bool ResultStore::resetCell(const Cell &C, std::string &Err) const {
 }
 
 std::optional<ordered_json> ResultStore::finishedSummary(const Cell &C) const {
-  std::ifstream In(summaryPath(C));
-  if (!In)
-    return std::nullopt;
-  std::stringstream SS;
-  SS << In.rdbuf();
-  ordered_json J = ordered_json::parse(SS.str(), nullptr, false);
-  if (!J.is_object() || !J.contains("arecipe_run") ||
-      J["arecipe_run"].value("cell_digest", std::string()) != C.Digest)
+  // Another run, another version or a person may have written this file:
+  // it is trusted only when it has the shape every reader relies on, and
+  // anything else means "not finished" (the cell runs again), never an
+  // abort (finding 4 of the second hardening round).
+  std::optional<ordered_json> J = support::readJsonFile(summaryPath(C), SummaryJsonLimits);
+  const ordered_json *Run = J ? support::objectAt(*J, "arecipe_run") : nullptr;
+  if (!Run || !isSummaryRun(*Run) || support::stringAt(*Run, "cell_digest") != C.Digest)
     return std::nullopt;
   return J;
 }
 
 bool ResultStore::writeCellSummary(const Cell &C, const ordered_json &Summary,
                                    std::string &Err) const {
-  return writeFileAtomically(summaryPath(C), Summary.dump(2) + "\n", Err);
+  if (writeOutputJson(summaryPath(C), Summary, Err))
+    return true;
+  // The disk is full: give up the reserve for this verdict, once.
+  std::error_code Ec;
+  if (!fs::remove(reservePath(), Ec))
+    return false;
+  return writeOutputJson(summaryPath(C), Summary, Err);
 }
 
 namespace {
@@ -123,13 +165,6 @@ struct SweepRow {
       E2elP50, IntvtyP90;
 };
 
-std::optional<double> numberAt(const ordered_json &J, const char *Pointer) {
-  ordered_json::json_pointer P(Pointer);
-  if (!J.contains(P) || !J.at(P).is_number())
-    return std::nullopt;
-  return J.at(P).get<double>();
-}
-
 SweepRow rowFor(const Cell &C, const std::optional<ordered_json> &S) {
   SweepRow R;
   R.Id = C.Id;
@@ -139,18 +174,18 @@ SweepRow rowFor(const Cell &C, const std::optional<ordered_json> &S) {
   R.Status = "pending";
   if (!S)
     return R;
-  const ordered_json &Run = (*S)["arecipe_run"];
-  R.Status = Run.value("status", std::string("unknown"));
-  R.Reason = Run.value("reason", std::string());
-  R.Successful = numberAt(*S, "/num_requests_successful");
-  R.ErrorRate = numberAt(*S, "/arecipe_client/error_rate");
-  R.TputPerGpu = numberAt(*S, "/request_metrics/throughput/per_gpu/total");
-  R.OutputPerGpu = numberAt(*S, "/request_metrics/throughput/per_gpu/output");
-  R.TtftP50 = numberAt(*S, "/request_metrics/latency/ttft/p50");
-  R.TtftP90 = numberAt(*S, "/request_metrics/latency/ttft/p90");
-  R.ItlP50 = numberAt(*S, "/request_metrics/latency/itl/p50");
-  R.E2elP50 = numberAt(*S, "/request_metrics/latency/e2el/p50");
-  R.IntvtyP90 = numberAt(*S, "/arecipe_client/p90_interactivity");
+  const ordered_json &Run = *support::objectAt(*S, "arecipe_run");
+  R.Status = support::stringAt(Run, "status", "unknown");
+  R.Reason = support::stringAt(Run, "reason");
+  R.Successful = support::numberAt(*S, "/num_requests_successful");
+  R.ErrorRate = support::numberAt(*S, "/arecipe_client/error_rate");
+  R.TputPerGpu = support::numberAt(*S, "/request_metrics/throughput/per_gpu/total");
+  R.OutputPerGpu = support::numberAt(*S, "/request_metrics/throughput/per_gpu/output");
+  R.TtftP50 = support::numberAt(*S, "/request_metrics/latency/ttft/p50");
+  R.TtftP90 = support::numberAt(*S, "/request_metrics/latency/ttft/p90");
+  R.ItlP50 = support::numberAt(*S, "/request_metrics/latency/itl/p50");
+  R.E2elP50 = support::numberAt(*S, "/request_metrics/latency/e2el/p50");
+  R.IntvtyP90 = support::numberAt(*S, "/arecipe_client/p90_interactivity");
   return R;
 }
 
@@ -222,16 +257,16 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
                       num(R.TtftP50, 3), num(R.ItlP50, 4), num(R.IntvtyP90, 1), num(R.ErrorRate, 3),
                       Reason);
   }
-  if (!writeFileAtomically(OutDir + "/results.json", Results.dump(2) + "\n", Err) ||
-      !writeFileAtomically(OutDir + "/summary.csv", Csv, Err) ||
-      !writeFileAtomically(OutDir + "/summary.md", Md, Err))
+  if (!writeOutputJson(OutDir + "/results.json", Results, Err) ||
+      !writeOutputFile(OutDir + "/summary.csv", Csv, Err) ||
+      !writeOutputFile(OutDir + "/summary.md", Md, Err))
     return false;
   // Rebuilt with the tables, so an interrupted sweep has a current report too.
   // The report is a view of the results: a directory it cannot read (no
   // plan.json, as when the store is used on its own) keeps its tables.
   std::string Unreadable;
   std::optional<report::SweepResults> Sweep = report::loadSweepResults(OutDir, Unreadable);
-  return !Sweep || writeFileAtomically(OutDir + "/" + report::ReportFileName,
+  return !Sweep || writeOutputFile(OutDir + "/" + report::ReportFileName,
                                        report::renderSweepReport(*Sweep), Err);
 }
 

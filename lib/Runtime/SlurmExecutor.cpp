@@ -8,6 +8,7 @@
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
 #include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
@@ -207,8 +208,8 @@ void SlurmSweep::finish(CellJob &J, const SlurmJobRecord &Record) {
                                   Record.NodeList.empty() ? "" : " on " + Record.NodeList);
   if (auto Summary = Store.finishedSummary(*J.TheCell)) {
     const ordered_json &Run = (*Summary)["arecipe_run"];
-    std::string Status = Run.value("status", std::string("?"));
-    std::string Reason = Run.value("reason", std::string());
+    std::string Status = support::stringAt(Run, "status", "?");
+    std::string Reason = support::stringAt(Run, "reason");
     (Status == "ok" ? Ok : Bad)++;
     say(J, fmt::format("{} after {:.1f}s ({}){}", Status, Wall, Where,
                        Reason.empty() ? "" : ": " + Reason.substr(0, Reason.find('\n'))));
@@ -345,7 +346,7 @@ int SlurmSweep::run(const std::string &PlanText) {
     const Cell &C = *Cells[I];
     if (S.Resume)
       if (auto Done = Store.finishedSummary(C)) {
-        std::string Status = (*Done)["arecipe_run"].value("status", std::string("?"));
+        std::string Status = support::stringAt((*Done)["arecipe_run"], "status", "?");
         Progress.message(fmt::format("[{}/{}] {}: already finished ({}), skipped", I + 1,
                                      Total, C.Id, Status));
         ++Skipped;
@@ -381,7 +382,7 @@ int SlurmSweep::run(const std::string &PlanText) {
   for (const CellJob &J : Jobs)
     if (!J.ArrayJobId.empty())
       Submitted[J.TheCell->Id] = {{"job", J.key()}, {"output", J.OutputPath}};
-  if (!support::writeFileAtomically(SlurmDir + "/jobs.json", Submitted.dump(2) + "\n", Err))
+  if (!writeOutputJson(SlurmDir + "/jobs.json", Submitted, Err))
     Progress.message("error: " + Err);
 
   auto AllDone = [&] {

@@ -16,6 +16,7 @@
 #include "arecipe/Sim/Server.h"
 #include "arecipe/Sim/OpenAiProtocol.h"
 #include "arecipe/Sim/Scheduler.h"
+#include "arecipe/Support/AtomicFile.h"
 
 #include <chrono>
 #include <csignal>
@@ -70,18 +71,11 @@ const char *levelName(LogLevel L) {
   return "INFO";
 }
 
-/// Writes \p Text to \p Path through a temporary file and rename, so a
-/// reader never sees a partial file.
+/// Port, device-memory and trace files are read while the engine runs: a
+/// reader sees the old or the new file, never part of one.
 bool writeAtomically(const std::string &Path, const std::string &Text) {
-  std::string Tmp = fmt::format("{}.tmp.{}", Path, getpid());
-  {
-    std::ofstream Out(Tmp, std::ios::trunc);
-    if (!(Out << Text))
-      return false;
-  }
-  std::error_code Ec;
-  fs::rename(Tmp, Path, Ec);
-  return !Ec;
+  std::string Err;
+  return support::writeFileAtomically(Path, Text, Err);
 }
 
 struct TraceStep {

@@ -15,6 +15,7 @@
 #include "arecipe/Client/TraceGenerator.h"
 #include "arecipe/Client/Workload.h"
 #include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -185,7 +186,8 @@ static int writeSummary(const CellMetrics &M, const RunResult &Run, const std::s
   Ctx.FailedRequestThreshold = FailedThreshold;
   Ctx.ExpectedOutputTokens = expectedOutputTokens(Run.Records);
   ordered_json J = buildCellSummary(M, Run, Ctx);
-  std::string Text = J.dump(2) + "\n";
+  // Abort reasons and error kinds quote the server: dumped UTF-8-safe.
+  std::string Text = arecipe::support::dumpJson(J, 2) + "\n";
   if (Path.empty() || Path == "-")
     std::cout << Text;
   else if (!arecipe::support::writeFileAtomically(Path, Text, Err))

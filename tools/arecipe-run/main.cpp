@@ -201,7 +201,7 @@ static int runReportCommand(int Argc, char **Argv) {
   std::string Html = Dirs.size() == 1 ? report::renderSweepReport(Sweeps[0])
                                       : report::renderComparisonReport(
                                             Sweeps, fs::absolute(Output).parent_path().string());
-  if (!arecipe::support::writeFileAtomically(Output, Html, Err))
+  if (!writeOutputFile(Output, Html, Err))
     return usageError(Err);
   fmt::print("{}\n", Output);
   return 0;

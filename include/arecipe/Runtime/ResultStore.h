@@ -25,6 +25,16 @@
 
 namespace arecipe::runtime {
 
+/// The one way the runtime writes a file under --out that others read
+/// (sweep tables, the report, rank reports): the text made valid UTF-8
+/// (support::sanitizeUtf8), then written atomically.
+bool writeOutputFile(const std::string &Path, std::string_view Text, std::string &Err);
+/// The same for a JSON document (summaries, results.json): serialised with
+/// support::dumpJson, which replaces invalid UTF-8 from engine logs and
+/// pre-flight output instead of aborting.
+bool writeOutputJson(const std::string &Path, const nlohmann::ordered_json &Doc,
+                     std::string &Err);
+
 /// The plan text for OUT/plan.json: the value of every variable or option
 /// whose name is a secret's (HF_TOKEN, *_TOKEN, *_KEY, *_SECRET; see
 /// report::isSecretName) replaced by "[redacted]", in objects and argv lists.
@@ -45,8 +55,8 @@ public:
   /// logs or records behind.
   bool resetCell(const Cell &C, std::string &Err) const;
 
-  /// The cell's summary if it exists, parses, and was written for a cell
-  /// with C's digest.
+  /// The cell's summary if it exists, parses (within bounds), has a string
+  /// status and digest, and was written for a cell with C's digest.
   std::optional<nlohmann::ordered_json> finishedSummary(const Cell &C) const;
 
   bool writeCellSummary(const Cell &C, const nlohmann::ordered_json &Summary,
@@ -57,6 +67,10 @@ public:
   bool writeSweep(const LaunchPlan &Plan, bool Simulated, double TimeScale, std::string &Err) const;
 
 private:
+  /// A small file given up when a cell summary cannot be written for lack
+  /// of space, so a cell that filled the disk still gets its verdict.
+  std::string reservePath() const;
+
   std::string OutDir;
 };
 
