@@ -4,8 +4,8 @@
 
 #include "arecipe/Client/Metrics.h"
 #include "arecipe/Client/RequestRecord.h"
-#include "arecipe/Report/Redaction.h"
 #include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
 
 #include <nlohmann/json.hpp>
 
@@ -56,7 +56,8 @@ void readKnobs(const json &PlanCell, CellResult &C) {
     KnobValue V;
     V.Name = stringAt(K, "name");
     V.Value = K.contains("value") ? support::dumpJson(K["value"]) : "null";
-    V.Value = isSecretName(V.Name) ? RedactedValue : redactSecrets(V.Value);
+    V.Value = support::isSecretName(V.Name) ? std::string(support::RedactedMarker)
+                                            : support::redact(V.Value);
     if (auto O = K.find("origin"); O != K.end() && O->is_object()) {
       V.File = stringAt(*O, "file");
       V.Line = intAt(*O, "line");
@@ -78,7 +79,7 @@ void readServerCommand(const json &PlanCell, CellResult &C) {
     for (const json &W : P["argv"])
       if (W.is_string())
         Argv.push_back(W.get<std::string>());
-    C.ServerCommand = redactArgv(Argv);
+    C.ServerCommand = support::redactArgv(Argv);
     return;
   }
 }
@@ -87,15 +88,15 @@ void readSummary(const json &S, CellResult &C) {
   const json *RunObject = support::objectAt(S, "arecipe_run");
   const json Run = RunObject ? *RunObject : json::object();
   C.Status = stringAt(Run, "status", "unknown");
-  C.Reason = redactSecrets(stringAt(Run, "reason"));
+  C.Reason = support::redact(stringAt(Run, "reason"));
   C.FailedPhase = stringAt(Run, "failed_phase");
   C.FailedProcess = stringAt(Run, "failed_process");
-  C.LogTail = redactSecrets(stringAt(Run, "log_tail"));
+  C.LogTail = support::redact(stringAt(Run, "log_tail"));
   C.StartedAt = stringAt(Run, "started_at");
   if (auto W = Run.find("warnings"); W != Run.end() && W->is_array())
     for (const json &Line : *W)
       if (Line.is_string())
-        C.Warnings.push_back(redactSecrets(Line.get<std::string>()));
+        C.Warnings.push_back(support::redact(Line.get<std::string>()));
   C.TotalPerGpu = numberAt(S, "/request_metrics/throughput/per_gpu/total");
   C.OutputPerGpu = numberAt(S, "/request_metrics/throughput/per_gpu/output");
   C.P90Interactivity = numberAt(S, "/arecipe_client/p90_interactivity");
@@ -229,7 +230,7 @@ std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) 
       readRecords(CellDir, C);
     if ((C.Status == "failed" || C.Status == "invalid") && C.LogTail.empty() &&
         !C.FailedProcess.empty())
-      C.LogTail = redactSecrets(tailOfLog(CellDir + "/" + C.FailedProcess + ".log", 30));
+      C.LogTail = support::redact(tailOfLog(CellDir + "/" + C.FailedProcess + ".log", 30));
     S.Cells.push_back(std::move(C));
   }
   return S;

@@ -14,6 +14,7 @@
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
 
 #include <fmt/format.h>
 
@@ -92,7 +93,14 @@ class CountingSink : public client::RecordSink {
 public:
   explicit CountingSink(const std::string &Path) : File(Path) {}
   void write(const client::RequestRecord &R) override {
-    File.write(R);
+    // A record quotes the engine's error answer: redacted like every output.
+    if (!R.ErrorMessage.empty()) {
+      client::RequestRecord Copy = R;
+      Copy.ErrorMessage = support::redact(R.ErrorMessage);
+      File.write(Copy);
+    } else {
+      File.write(R);
+    }
     if (R.RequestPhase != client::Phase::Measured)
       return;
     if (!Measuring.exchange(true))
@@ -147,7 +155,7 @@ private:
   bool dependenciesReady(const ProcessSpec &P) const;
   /// A process that is not running any more fails the cell.
   bool checkAlive(const char *During);
-  void failWith(CellStatus St, std::string Why, const RunningProcess *Culprit = nullptr);
+  void failWith(CellStatus St, std::string Why, RunningProcess *Culprit = nullptr);
   bool interrupted();
   milliseconds wallFloor(double PlanSeconds, milliseconds Floor) const;
   RunningProcess *find(const std::string &Name);
@@ -173,7 +181,7 @@ private:
   std::string Reason, FailedProcess, LogTail, FailedPhase, CurrentPhase;
 };
 
-void CellExecution::failWith(CellStatus St, std::string Why, const RunningProcess *Culprit) {
+void CellExecution::failWith(CellStatus St, std::string Why, RunningProcess *Culprit) {
   if (Status != CellStatus::Ok)
     return; // the first failure is the cause; later ones are consequences
   Status = St;
@@ -181,6 +189,7 @@ void CellExecution::failWith(CellStatus St, std::string Why, const RunningProces
   FailedPhase = CurrentPhase;
   if (Culprit) {
     FailedProcess = Culprit->Spec->Name;
+    Culprit->Child.settleOutput(milliseconds(500));
     LogTail = tailOfFile(Culprit->Launch.LogPath, LogTailLines);
   }
 }
@@ -702,8 +711,10 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   if (S.Simulate)
     rescaleToSimulatedTime(Run);
   std::string Records;
-  for (const client::RequestRecord &R : Run.Records)
+  for (client::RequestRecord &R : Run.Records) {
+    R.ErrorMessage = support::redact(R.ErrorMessage);
     Records += client::recordToJsonLine(R) + "\n";
+  }
   if (!support::writeFileAtomically(Dir + "/records.jsonl", Records, Err)) {
     failWith(CellStatus::Failed, Err);
     return false;

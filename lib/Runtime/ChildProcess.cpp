@@ -2,9 +2,12 @@
 
 #include "arecipe/Runtime/ChildProcess.h"
 
+#include "arecipe/Support/Redaction.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -13,6 +16,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
+#include <poll.h>
 #include <set>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -25,9 +29,9 @@ extern char **environ;
 
 namespace arecipe::runtime {
 
-namespace {
-
 using Clock = std::chrono::steady_clock;
+
+namespace {
 
 void sleepMs(int Ms) { std::this_thread::sleep_for(std::chrono::milliseconds(Ms)); }
 
@@ -80,6 +84,155 @@ std::vector<pid_t> childrenOfSelf(pid_t ZombiesOfGroup = 0) {
 
 } // namespace
 
+/// Copies what a process group writes to its stdout and stderr (one pipe)
+/// into its log: each line redacted (support::redact) on its way. A line is
+/// written when it ends ('\n' or '\r'); a partial one after a second
+/// without more output, so the log keeps growing for the stall detector;
+/// one longer than MaxLine in pieces cut at a blank where there is one. The
+/// first Limits.CaptureBytes bytes are also kept as written, for the caller
+/// to parse, and at most Limits.LogBytes reach the log, then a note.
+class OutputRelay {
+public:
+  OutputRelay(int ReadFd, int LogFd, OutputLimits Limits)
+      : ReadFd(ReadFd), LogFd(LogFd), Limits(Limits), Thread([this] { guardedRun(); }) {}
+  ~OutputRelay() { finish(std::chrono::milliseconds(0)); }
+
+  /// Waits up to Wait for every writer to close the pipe, then ends the
+  /// relay (a writer that escaped the group may hold it open for ever).
+  void finish(std::chrono::milliseconds Wait) {
+    if (!Thread.joinable())
+      return;
+    auto Deadline = Clock::now() + Wait;
+    while (!Done && Clock::now() < Deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Stop = true;
+    Thread.join();
+  }
+
+  /// Waits up to Wait for the writers to close the pipe, then has a
+  /// partial last line written anyway: what the log holds after this is
+  /// everything the group wrote so far.
+  void settle(std::chrono::milliseconds Wait) {
+    auto Deadline = Clock::now() + Wait;
+    while (!Done && Clock::now() < Deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (Done)
+      return;
+    FlushPartial = true;
+    for (int I = 0; I < 100 && FlushPartial && !Done; ++I)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+
+  std::string Captured;
+  bool Truncated = false;
+
+private:
+  static constexpr size_t MaxLine = 64 << 10;
+  static constexpr auto PartialLineWait = std::chrono::seconds(1);
+
+  /// An exception may not leave a thread: a relay that cannot go on (out
+  /// of memory) stops copying, and the child's writes then fail instead.
+  void guardedRun() {
+    try {
+      run();
+    } catch (const std::exception &) {
+      close(ReadFd);
+      close(LogFd);
+      Done = true;
+    }
+  }
+
+  void run() {
+    char Buf[65536];
+    auto PendingSince = Clock::now();
+    while (true) {
+      pollfd P{ReadFd, POLLIN, 0};
+      int N = poll(&P, 1, Stop ? 0 : 100);
+      if (N < 0 && errno == EINTR)
+        continue;
+      if (N == 0) {
+        if (!Pending.empty() &&
+            (Stop || FlushPartial || Clock::now() - PendingSince >= PartialLineWait))
+          emit(Pending.size());
+        FlushPartial = false;
+        if (Stop)
+          break;
+        continue;
+      }
+      ssize_t R = read(ReadFd, Buf, sizeof Buf);
+      if (R < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (R <= 0)
+        break; // every writer has closed the pipe
+      capture(Buf, size_t(R));
+      if (Pending.empty())
+        PendingSince = Clock::now();
+      Pending.append(Buf, size_t(R));
+      size_t End;
+      while ((End = Pending.find_first_of("\n\r")) != std::string::npos) {
+        emit(End + 1);
+        PendingSince = Clock::now();
+      }
+      while (Pending.size() > MaxLine) {
+        size_t Cut = Pending.find_last_of(" \t", MaxLine);
+        emit(Cut != std::string::npos && Cut + 1024 >= MaxLine ? Cut + 1 : MaxLine);
+      }
+    }
+    if (!Pending.empty())
+      emit(Pending.size());
+    close(ReadFd);
+    close(LogFd);
+    Done = true;
+  }
+
+  void capture(const char *Data, size_t Size) {
+    size_t Room = Limits.CaptureBytes - std::min(Limits.CaptureBytes, Captured.size());
+    Captured.append(Data, std::min(Room, Size));
+    if (Limits.CaptureBytes && Size > Room)
+      Truncated = true;
+  }
+
+  /// Writes the first Size bytes of Pending to the log, redacted.
+  void emit(size_t Size) {
+    bool Full = Limits.LogBytes && Logged >= Limits.LogBytes;
+    std::string Text =
+        Full ? std::string() : support::redact(std::string_view(Pending).substr(0, Size));
+    Pending.erase(0, Size);
+    if (!Full) {
+      if (Limits.LogBytes && Logged + Text.size() > Limits.LogBytes)
+        Text.resize(Limits.LogBytes - Logged);
+      writeLog(Text);
+    }
+    if (Limits.LogBytes && Logged >= Limits.LogBytes && !NoteWritten) {
+      // Past the limit the output is drained, not kept, and the log says so.
+      writeLog(fmt::format("\n[arecipe-run: output truncated here, after {} bytes; the rest "
+                           "was discarded]\n",
+                           Limits.LogBytes));
+      NoteWritten = Truncated = true;
+    }
+  }
+
+  void writeLog(const std::string &Text) {
+    Logged += Text.size();
+    for (size_t Done = 0; Done < Text.size();) {
+      ssize_t W = write(LogFd, Text.data() + Done, Text.size() - Done);
+      if (W < 0 && errno == EINTR)
+        continue;
+      if (W <= 0)
+        return; // a full disk: the process's output is lost, not the run
+      Done += size_t(W);
+    }
+  }
+
+  int ReadFd, LogFd;
+  OutputLimits Limits;
+  std::string Pending;
+  size_t Logged = 0;
+  bool NoteWritten = false;
+  std::atomic<bool> Stop{false}, Done{false}, FlushPartial{false};
+  std::thread Thread; ///< last: starts once every member above exists
+};
+
 std::vector<std::string> ChildEnvironment::materialize() const {
   std::map<std::string, std::string> Vars;
   for (char **E = environ; E && *E; ++E) {
@@ -125,8 +278,11 @@ std::optional<std::string> findProgram(const std::string &Program, const ChildEn
   return std::nullopt;
 }
 
+ChildProcess::ChildProcess() = default;
+
 ChildProcess::ChildProcess(ChildProcess &&Other) noexcept
-    : Pid(std::exchange(Other.Pid, -1)), Status(std::exchange(Other.Status, std::nullopt)) {}
+    : Pid(std::exchange(Other.Pid, -1)), Status(std::exchange(Other.Status, std::nullopt)),
+      Relay(std::move(Other.Relay)) {}
 
 ChildProcess &ChildProcess::operator=(ChildProcess &&Other) noexcept {
   if (this != &Other) {
@@ -134,6 +290,7 @@ ChildProcess &ChildProcess::operator=(ChildProcess &&Other) noexcept {
       stop(std::chrono::milliseconds(2000));
     Pid = std::exchange(Other.Pid, -1);
     Status = std::exchange(Other.Status, std::nullopt);
+    Relay = std::move(Other.Relay);
   }
   return *this;
 }
@@ -141,10 +298,26 @@ ChildProcess &ChildProcess::operator=(ChildProcess &&Other) noexcept {
 ChildProcess::~ChildProcess() {
   if (started() && (!Status || groupAlive()))
     stop(std::chrono::milliseconds(2000));
+  if (Relay)
+    Relay->finish(std::chrono::milliseconds(1000));
+}
+
+void ChildProcess::settleOutput(std::chrono::milliseconds Wait) {
+  if (Relay)
+    Relay->settle(Wait);
+}
+
+std::string ChildProcess::finishOutput(std::chrono::milliseconds Wait, bool &Truncated) {
+  Truncated = false;
+  if (!Relay)
+    return {};
+  Relay->finish(Wait);
+  Truncated = Relay->Truncated;
+  return std::move(Relay->Captured);
 }
 
 bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
-                         const std::string &LogPath, std::string &Err) {
+                         const std::string &LogPath, std::string &Err, const OutputLimits &Limits) {
   if (Command.empty()) {
     Err = "empty argv";
     return false;
@@ -166,19 +339,21 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
     EnvPtrs.push_back(const_cast<char *>(E.c_str()));
   EnvPtrs.push_back(nullptr);
 
-  int LogFd = open(LogPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // Never through a link planted in the cell directory.
+  int LogFd = open(LogPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (LogFd < 0) {
     Err = fmt::format("cannot open log '{}': {}", LogPath, std::strerror(errno));
     return false;
   }
   int NullFd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  // The exec-error pipe: closed by a successful exec, or carries errno.
-  int ErrPipe[2];
-  if (NullFd < 0 || pipe2(ErrPipe, O_CLOEXEC) != 0) {
+  // The exec-error pipe: closed by a successful exec, or carries errno; the
+  // output pipe: the child's stdout and stderr, read by the relay.
+  int ErrPipe[2] = {-1, -1}, OutPipe[2] = {-1, -1};
+  if (NullFd < 0 || pipe2(ErrPipe, O_CLOEXEC) != 0 || pipe2(OutPipe, O_CLOEXEC) != 0) {
     Err = fmt::format("cannot set up the child: {}", std::strerror(errno));
-    close(LogFd);
-    if (NullFd >= 0)
-      close(NullFd);
+    for (int Fd : {LogFd, NullFd, ErrPipe[0], ErrPipe[1], OutPipe[0], OutPipe[1]})
+      if (Fd >= 0)
+        close(Fd);
     return false;
   }
   pid_t ParentPid = getpid();
@@ -197,8 +372,8 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
     for (int Sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT})
       sigaction(Sig, &Default, nullptr);
     dup2(NullFd, 0);
-    dup2(LogFd, 1);
-    dup2(LogFd, 2);
+    dup2(OutPipe[1], 1);
+    dup2(OutPipe[1], 2);
     execve(Program->c_str(), ArgvPtrs.data(), EnvPtrs.data());
     int E = errno;
     ssize_t Ignored = write(ErrPipe[1], &E, sizeof E);
@@ -206,13 +381,16 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
     _exit(127);
   }
   close(ErrPipe[1]);
-  close(LogFd);
+  close(OutPipe[1]);
   close(NullFd);
   if (Child < 0) {
     Err = fmt::format("fork failed: {}", std::strerror(errno));
     close(ErrPipe[0]);
+    close(OutPipe[0]);
+    close(LogFd);
     return false;
   }
+  Relay = std::make_unique<OutputRelay>(OutPipe[0], LogFd, Limits);
   // Also set from the parent so the group exists before we ever signal it.
   setpgid(Child, Child);
   Pid = Child;
@@ -307,10 +485,9 @@ CommandResult runCommand(const Argv &Command, const ChildEnvironment &Env,
                          const std::string &LogPath, std::chrono::milliseconds Timeout,
                          const std::function<bool()> &ShouldStop) {
   CommandResult R;
-  struct stat St;
-  off_t Offset = stat(LogPath.c_str(), &St) == 0 ? St.st_size : 0;
   ChildProcess Child;
-  if (!Child.start(Command, Env, LogPath, R.Error))
+  if (!Child.start(Command, Env, LogPath, R.Error,
+                   OutputLimits{MaxCommandOutputBytes, MaxCommandLogBytes}))
     return R;
   auto Deadline = Clock::now() + Timeout;
   while (Child.running()) {
@@ -329,9 +506,7 @@ CommandResult runCommand(const Argv &Command, const ChildEnvironment &Env,
   if (Child.groupAlive())
     Child.stop(std::chrono::milliseconds(1000));
   R.Status = Child.waitStatus();
-  std::ifstream In(LogPath, std::ios::binary);
-  In.seekg(Offset);
-  R.Output.assign(std::istreambuf_iterator<char>(In), std::istreambuf_iterator<char>());
+  R.Output = Child.finishOutput(std::chrono::milliseconds(2000), R.OutputTruncated);
   return R;
 }
 

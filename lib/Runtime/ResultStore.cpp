@@ -3,16 +3,19 @@
 #include "arecipe/Runtime/ResultStore.h"
 
 #include "arecipe/Report/HtmlReport.h"
-#include "arecipe/Report/Redaction.h"
 #include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
 #include "arecipe/Support/Utf8.h"
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -40,66 +43,42 @@ bool isSummaryRun(const ordered_json &Run) {
 
 } // namespace
 
-namespace {
-
-/// Redacts in place; true when something changed.
-bool redactJson(ordered_json &V) {
-  bool Changed = false;
-  if (V.is_object()) {
-    for (auto It = V.begin(); It != V.end(); ++It) {
-      if (report::isSecretName(It.key()) && It.value().is_string()) {
-        if (It.value().get<std::string>() != report::RedactedValue) {
-          It.value() = report::RedactedValue;
-          Changed = true;
-        }
-      } else {
-        Changed |= redactJson(It.value());
-      }
-    }
-  } else if (V.is_array()) {
-    bool AllStrings = !V.empty();
-    for (const ordered_json &E : V)
-      AllStrings &= E.is_string();
-    if (AllStrings) {
-      std::vector<std::string> Words = V.get<std::vector<std::string>>();
-      std::vector<std::string> Redacted = report::redactArgv(Words);
-      if (Redacted != Words) {
-        V = Redacted;
-        Changed = true;
-      }
-    } else {
-      for (ordered_json &E : V)
-        Changed |= redactJson(E);
-    }
-  } else if (V.is_string()) {
-    std::string R = report::redactSecrets(V.get<std::string>());
-    if (R != V.get<std::string>()) {
-      V = R;
-      Changed = true;
-    }
-  }
-  return Changed;
-}
-
-} // namespace
-
 std::string redactPlanText(const std::string &PlanText) {
-  try {
-    ordered_json Plan = ordered_json::parse(PlanText);
-    if (!redactJson(Plan))
-      return PlanText;
-    return support::dumpJson(Plan, 2) + "\n";
-  } catch (const std::exception &) {
-    return report::redactSecrets(PlanText);
-  }
+  std::optional<ordered_json> Plan =
+      support::parseOrderedJsonOrNull(PlanText, support::JsonLimits{64, size_t(256) << 20});
+  if (!Plan)
+    return support::redact(PlanText);
+  if (!support::redactJson(*Plan))
+    return PlanText;
+  return support::dumpJson(*Plan, 2) + "\n";
 }
 
 bool writeOutputFile(const std::string &Path, std::string_view Text, std::string &Err) {
-  return writeFileAtomically(Path, support::sanitizeUtf8(Text), Err);
+  return writeFileAtomically(Path, support::sanitizeUtf8(support::redact(Text)), Err);
 }
 
 bool writeOutputJson(const std::string &Path, const ordered_json &Doc, std::string &Err) {
-  return writeFileAtomically(Path, support::dumpJson(Doc, 2) + "\n", Err);
+  // Field by field: a text pass over serialised JSON would miss a secret
+  // that JSON escapes and could cut an escape in two.
+  ordered_json Redacted = Doc;
+  support::redactJson(Redacted);
+  return writeFileAtomically(Path, support::dumpJson(Redacted, 2) + "\n", Err);
+}
+
+void appendOutputLine(const std::string &Path, std::string_view Line) {
+  std::string Text = support::sanitizeUtf8(support::redact(Line)) + "\n";
+  int Fd = open(Path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (Fd < 0)
+    return;
+  for (size_t Done = 0; Done < Text.size();) {
+    ssize_t N = write(Fd, Text.data() + Done, Text.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break;
+    Done += size_t(N);
+  }
+  close(Fd);
 }
 
 std::string ResultStore::cellDir(const Cell &C) const { return OutDir + "/cells/" + C.Id; }

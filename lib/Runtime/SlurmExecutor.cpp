@@ -9,6 +9,7 @@
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
 #include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
@@ -88,7 +89,7 @@ CommandResult SlurmSweep::slurmCommand(const Argv &Command, bool Keep) {
   if (!Keep)
     std::ofstream(Log, std::ios::trunc);
   else
-    std::ofstream(Log, std::ios::app) << "$ " << support::shellJoin(Command) << "\n";
+    appendOutputLine(Log, "$ " + support::shellJoin(support::redactArgv(Command)));
   return runCommand(Command, {}, Log, milliseconds(60000), nullptr);
 }
 
@@ -332,6 +333,7 @@ int SlurmSweep::run(const std::string &PlanText) {
   std::string Err;
   std::error_code Ec;
   fs::create_directories(SlurmDir, Ec);
+  // The plan copy is redacted as JSON, field by field (redactPlanText).
   if (Ec || !Store.create(Err) ||
       !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err)) {
     Progress.message("error: " + (Ec ? fmt::format("cannot create {}: {}", SlurmDir, Ec.message())

@@ -18,6 +18,9 @@
 #include "arecipe/Codegen/Compile.h"
 #include "arecipe/Sema/Sema.h"
 #include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/Utf8.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
@@ -111,8 +114,15 @@ static cl::opt<bool> EvalMode("eval", cl::desc("Compile an accuracy-evaluation p
 static cl::opt<std::string> ProgressMode("progress", cl::desc("auto, live or plain"),
                                          cl::init("auto"), cl::cat(Category));
 
+/// Everything printed on stderr quotes the plan or the command line: it
+/// goes through the same redaction as every file under --out.
+static void printToStderr(const std::string &Text) {
+  std::string Safe = arecipe::support::sanitizeUtf8(arecipe::support::redact(Text));
+  std::fwrite(Safe.data(), 1, Safe.size(), stderr);
+}
+
 static int usageError(const std::string &Message) {
-  fmt::print(stderr, "arecipe-run: error: {}\n", Message);
+  printToStderr(fmt::format("arecipe-run: error: {}\n", Message));
   return 2;
 }
 
@@ -208,6 +218,9 @@ static int runReportCommand(int Argc, char **Argv) {
 }
 
 int main(int Argc, char **Argv) {
+  // The operator's credentials (HF_TOKEN, ...) are redacted wherever they
+  // appear, also without their name (support/Redaction.h).
+  arecipe::support::addSecretValuesFromEnvironment();
   if (Argc > 1 && std::string_view(Argv[1]) == "report")
     return runReportCommand(Argc - 1, Argv + 1);
   cl::HideUnrelatedOptions({&Category, &SlurmCategory, &CompileCategory});
@@ -237,13 +250,18 @@ int main(int Argc, char **Argv) {
     SS << In.rdbuf();
     Text = SS.str();
   }
+  // So are the plan's: the values of its secret-named variables and options,
+  // wherever an engine or a command prints them later.
+  if (std::optional<arecipe::support::json> J = arecipe::support::parseJsonOrNull(
+          Text, arecipe::support::JsonLimits{64, size_t(256) << 20}))
+    arecipe::support::addSecretValuesIn(*J);
   PlanLoadResult Loaded = parseLaunchPlan(Text);
   if (!Loaded.ok()) {
     for (const PlanError &E : Loaded.Errors)
-      fmt::print(stderr, "{}: {}{}{}\n", PlanFile.getValue(), E.Path, E.Path.empty() ? "" : ": ",
-                 E.Message);
-    fmt::print(stderr, "arecipe-run: the plan is not valid ({} error{})\n", Loaded.Errors.size(),
-               Loaded.Errors.size() == 1 ? "" : "s");
+      printToStderr(fmt::format("{}: {}{}{}\n", PlanFile.getValue(), E.Path,
+                                E.Path.empty() ? "" : ": ", E.Message));
+    printToStderr(fmt::format("arecipe-run: the plan is not valid ({} error{})\n",
+                              Loaded.Errors.size(), Loaded.Errors.size() == 1 ? "" : "s"));
     return 2;
   }
   if (!ContainerRuntime.empty() || !ContainerMounts.empty()) {

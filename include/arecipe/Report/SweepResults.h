@@ -8,7 +8,7 @@
 // verdict's log tail. Loading reads files and nothing else; it never runs a
 // process or touches the network, and it tolerates a sweep in progress (a
 // cell without summary is `pending`). Every text that may carry a secret is
-// redacted here (Redaction.h), so nothing downstream can show one.
+// redacted here (support/Redaction.h), so nothing downstream can show one.
 //
 //===----------------------------------------------------------------------===//
 

@@ -25,20 +25,29 @@
 
 namespace arecipe::runtime {
 
-/// The one way the runtime writes a file under --out that others read
-/// (sweep tables, the report, rank reports): the text made valid UTF-8
-/// (support::sanitizeUtf8), then written atomically.
+// The sinks of the runtime. Everything it writes under --out goes through
+// one of these, or through a child's output relay (ChildProcess.h), so
+// every file gets the same redaction (support::redact) and is valid UTF-8;
+// Security/secrets-never-reach-an-output.test plants secrets of every kind
+// and greps every file of a sweep for them. The exceptions are files that
+// must stay exact and hold no plan text: port and stop files, the job
+// script, and the private copy of a plan that holds secrets (mode 0600).
+
+/// Writes a text file (sweep tables, the report, a log line set): redacted,
+/// made valid UTF-8 (support::sanitizeUtf8), atomically.
 bool writeOutputFile(const std::string &Path, std::string_view Text, std::string &Err);
-/// The same for a JSON document (summaries, results.json): serialised with
+/// Writes a JSON document (summaries, results.json, rank reports):
+/// redacted field by field (support::redactJson), then serialised with
 /// support::dumpJson, which replaces invalid UTF-8 from engine logs and
 /// pre-flight output instead of aborting.
 bool writeOutputJson(const std::string &Path, const nlohmann::ordered_json &Doc,
                      std::string &Err);
+/// Appends one line to a log under --out (preflight.log, a Slurm command
+/// log), redacted; a log that cannot be written is skipped.
+void appendOutputLine(const std::string &Path, std::string_view Line);
 
-/// The plan text for OUT/plan.json: the value of every variable or option
-/// whose name is a secret's (HF_TOKEN, *_TOKEN, *_KEY, *_SECRET; see
-/// report::isSecretName) replaced by "[redacted]", in objects and argv lists.
-/// A plan with no secret is returned byte for byte.
+/// The plan text for OUT/plan.json, redacted with support::redactJson. A
+/// plan with no secret is returned byte for byte.
 std::string redactPlanText(const std::string &PlanText);
 
 class ResultStore {
