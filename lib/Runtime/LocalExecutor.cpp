@@ -139,25 +139,25 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) 
 
 int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const RunSettings &S,
                   ProgressReport &Progress) {
-  ResultStore Store(S.OutDir);
+  ResultStore Store(S.OutDir, S.Simulate, S.TimeScale);
   std::string Err;
   // One node rank of a Slurm sweep writes only its cell: the plan copy and
-  // the sweep files are the submitter's, which collects every cell.
+  // the sweep files are the submitter's, which collects every cell and
+  // holds the lock on --out for the whole sweep.
   bool OnAllocation = S.NodeRank >= 0;
-  if (!Store.create(Err) ||
-      (!OnAllocation &&
-       !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err))) {
+  bool Ready = Store.create(Err) && (OnAllocation || Store.lock(Err));
+  // The plan copy is redacted as JSON, field by field (redactPlanText).
+  Ready = Ready && (OnAllocation || support::writeFileAtomically(S.OutDir + "/plan.json",
+                                                                 redactPlanText(PlanText), Err));
+  // The simulator's sandboxes are written by the engines: real directories.
+  if (Ready && S.Simulate) {
+    Ready = makeRealDirectory(S.OutDir + "/.sim-gpu-memory", Err) &&
+            makeRealDirectory(simulatedGpuMemoryDir(S), Err) &&
+            makeRealDirectory(simulatedHfHome(S), Err);
+  }
+  if (!Ready) {
     Progress.message("error: " + Err);
     return 2;
-  }
-  if (S.Simulate) {
-    std::error_code Ec;
-    std::filesystem::create_directories(simulatedGpuMemoryDir(S), Ec);
-    if (Ec) {
-      Progress.message(
-          fmt::format("error: cannot create {}: {}", simulatedGpuMemoryDir(S), Ec.message()));
-      return 2;
-    }
   }
   std::vector<std::string> Unknown;
   std::vector<const Cell *> Cells = selectCells(Plan, S, Unknown);

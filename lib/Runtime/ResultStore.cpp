@@ -11,10 +11,13 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -81,6 +84,58 @@ void appendOutputLine(const std::string &Path, std::string_view Line) {
   close(Fd);
 }
 
+bool makeRealDirectory(const std::string &Path, std::string &Err) {
+  for (int Attempt = 0; Attempt < 2; ++Attempt) {
+    struct stat St;
+    if (lstat(Path.c_str(), &St) == 0) {
+      if (S_ISLNK(St.st_mode))
+        Err = fmt::format("refusing to use {}: it is a symbolic link, not a directory", Path);
+      else if (!S_ISDIR(St.st_mode))
+        Err = fmt::format("refusing to use {}: it is not a directory", Path);
+      return S_ISDIR(St.st_mode);
+    }
+    if (errno != ENOENT || (mkdir(Path.c_str(), 0755) != 0 && errno != EEXIST))
+      break;
+  }
+  Err = fmt::format("cannot create {}: {}", Path, std::strerror(errno));
+  return false;
+}
+
+ResultStore::~ResultStore() {
+  if (LockFd >= 0)
+    close(LockFd);
+}
+
+bool ResultStore::lock(std::string &Err) {
+  std::string Path = OutDir + "/.lock";
+  int Fd = open(Path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (Fd < 0) {
+    Err = fmt::format("cannot lock {}: {}", OutDir, std::strerror(errno));
+    return false;
+  }
+  if (flock(Fd, LOCK_EX | LOCK_NB) != 0) {
+    int E = errno;
+    char Buf[32] = {};
+    ssize_t N = pread(Fd, Buf, sizeof Buf - 1, 0);
+    close(Fd);
+    std::string Holder = N > 0 ? std::string(Buf, size_t(N)) : std::string("?");
+    Holder.erase(Holder.find_last_not_of(" \n") + 1);
+    Err = E == EWOULDBLOCK
+              ? fmt::format("{} is in use by another arecipe-run (pid {}); wait for it to end "
+                            "or choose another --out",
+                            OutDir, Holder)
+              : fmt::format("cannot lock {}: {}", OutDir, std::strerror(E));
+    return false;
+  }
+  // The holder's pid, for the message a second run prints.
+  std::string Pid = std::to_string(getpid()) + "\n";
+  if (ftruncate(Fd, 0) != 0 || pwrite(Fd, Pid.data(), Pid.size(), 0) < 0) {
+    // The lock holds without the pid; only the message is poorer.
+  }
+  LockFd = Fd;
+  return true;
+}
+
 std::string ResultStore::cellDir(const Cell &C) const { return OutDir + "/cells/" + C.Id; }
 
 std::string ResultStore::summaryPath(const Cell &C) const { return cellDir(C) + "/summary.json"; }
@@ -88,12 +143,15 @@ std::string ResultStore::summaryPath(const Cell &C) const { return cellDir(C) + 
 std::string ResultStore::reservePath() const { return OutDir + "/.space-reserve"; }
 
 bool ResultStore::create(std::string &Err) const {
+  // --out itself may be a link (the operator chose it); nothing below it.
   std::error_code Ec;
-  fs::create_directories(OutDir + "/cells", Ec);
+  fs::create_directories(OutDir, Ec);
   if (Ec) {
     Err = fmt::format("cannot create {}: {}", OutDir, Ec.message());
     return false;
   }
+  if (!makeRealDirectory(OutDir + "/cells", Err))
+    return false;
   // Room kept for a cell's verdict: records fill a disk while a cell
   // measures, and a cell that failed for that must still say so.
   if (!fs::exists(reservePath(), Ec))
@@ -102,13 +160,17 @@ bool ResultStore::create(std::string &Err) const {
 }
 
 bool ResultStore::resetCell(const Cell &C, std::string &Err) const {
+  // `cells` is a real directory (create): remove_all on a link in it
+  // removes the link, never what it points to.
   std::error_code Ec;
+  if (!makeRealDirectory(OutDir + "/cells", Err))
+    return false;
   fs::remove_all(cellDir(C), Ec);
-  if (!Ec)
-    fs::create_directories(cellDir(C), Ec);
-  if (Ec)
+  if (Ec) {
     Err = fmt::format("cannot prepare {}: {}", cellDir(C), Ec.message());
-  return !Ec;
+    return false;
+  }
+  return makeRealDirectory(cellDir(C), Err);
 }
 
 std::optional<ordered_json> ResultStore::finishedSummary(const Cell &C) const {
@@ -119,6 +181,10 @@ std::optional<ordered_json> ResultStore::finishedSummary(const Cell &C) const {
   std::optional<ordered_json> J = support::readJsonFile(summaryPath(C), SummaryJsonLimits);
   const ordered_json *Run = J ? support::objectAt(*J, "arecipe_run") : nullptr;
   if (!Run || !isSummaryRun(*Run) || support::stringAt(*Run, "cell_digest") != C.Digest)
+    return std::nullopt;
+  // Measured the same way: simulated or not, at the same time scale.
+  if (support::boolAt(*Run, "simulated", false) != Simulated ||
+      (Simulated && support::numberAt(*Run, "/time_scale") != std::optional<double>(TimeScale)))
     return std::nullopt;
   return J;
 }

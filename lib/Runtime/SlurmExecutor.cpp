@@ -53,8 +53,8 @@ class SlurmSweep {
 public:
   SlurmSweep(const LaunchPlan &Plan, const RunSettings &S, const SlurmSweepSettings &Slurm,
              ProgressReport &Progress)
-      : Plan(Plan), S(S), Slurm(Slurm), Progress(Progress), Store(S.OutDir),
-        SlurmDir(S.OutDir + "/slurm") {}
+      : Plan(Plan), S(S), Slurm(Slurm), Progress(Progress),
+        Store(S.OutDir, S.Simulate, S.TimeScale), SlurmDir(S.OutDir + "/slurm") {}
 
   int run(const std::string &PlanText);
 
@@ -331,13 +331,10 @@ void SlurmSweep::cancelAll() {
 
 int SlurmSweep::run(const std::string &PlanText) {
   std::string Err;
-  std::error_code Ec;
-  fs::create_directories(SlurmDir, Ec);
   // The plan copy is redacted as JSON, field by field (redactPlanText).
-  if (Ec || !Store.create(Err) ||
+  if (!Store.create(Err) || !Store.lock(Err) || !makeRealDirectory(SlurmDir, Err) ||
       !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err)) {
-    Progress.message("error: " + (Ec ? fmt::format("cannot create {}: {}", SlurmDir, Ec.message())
-                                     : Err));
+    Progress.message("error: " + Err);
     return 2;
   }
   std::vector<std::string> Unknown;

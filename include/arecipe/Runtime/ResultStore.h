@@ -46,26 +46,43 @@ bool writeOutputJson(const std::string &Path, const nlohmann::ordered_json &Doc,
 /// log), redacted; a log that cannot be written is skipped.
 void appendOutputLine(const std::string &Path, std::string_view Line);
 
+/// Creates Path as a real directory, or checks that it is one: a symbolic
+/// link in its place (planted to send writes and deletions elsewhere) is
+/// refused, never followed. False with Err ("refusing to use P: ...").
+bool makeRealDirectory(const std::string &Path, std::string &Err);
+
 /// The plan text for OUT/plan.json, redacted with support::redactJson. A
 /// plan with no secret is returned byte for byte.
 std::string redactPlanText(const std::string &PlanText);
 
 class ResultStore {
 public:
-  explicit ResultStore(std::string OutDir) : OutDir(std::move(OutDir)) {}
+  /// Simulated and TimeScale describe this run: a summary of a run that
+  /// measured differently is not a finished cell for it.
+  explicit ResultStore(std::string OutDir, bool Simulated = false, double TimeScale = 1)
+      : OutDir(std::move(OutDir)), Simulated(Simulated), TimeScale(TimeScale) {}
+  ResultStore(const ResultStore &) = delete;
+  ResultStore &operator=(const ResultStore &) = delete;
+  ~ResultStore();
 
   const std::string &outDir() const { return OutDir; }
   std::string cellDir(const Cell &C) const;
   std::string summaryPath(const Cell &C) const;
 
-  /// Creates the output directory; false with Err on failure.
+  /// Creates the output directory and its `cells` (a real directory, never
+  /// a link); false with Err on failure.
   bool create(std::string &Err) const;
+  /// Takes the lock on the output directory (OUT/.lock, flock) for this
+  /// store's life: one run at a time per directory. False with Err naming
+  /// the holder when another run has it.
+  bool lock(std::string &Err);
   /// Empties the cell's directory: an interrupted attempt leaves no stale
   /// logs or records behind.
   bool resetCell(const Cell &C, std::string &Err) const;
 
   /// The cell's summary if it exists, parses (within bounds), has a string
-  /// status and digest, and was written for a cell with C's digest.
+  /// status and digest, and was written for a cell with C's digest by a run
+  /// with this store's Simulated and TimeScale.
   std::optional<nlohmann::ordered_json> finishedSummary(const Cell &C) const;
 
   bool writeCellSummary(const Cell &C, const nlohmann::ordered_json &Summary,
@@ -81,6 +98,9 @@ private:
   std::string reservePath() const;
 
   std::string OutDir;
+  bool Simulated;
+  double TimeScale;
+  int LockFd = -1;
 };
 
 } // namespace arecipe::runtime
