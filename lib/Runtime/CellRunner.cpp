@@ -393,7 +393,13 @@ bool CellExecution::startProcess(RunningProcess &R) {
     return false;
   }
   std::string Err;
+  // Known to the keeper before it exists: a runtime killed now must still
+  // have the container removed.
+  if (!R.Launch.ContainerName.empty())
+    keepContainer(R.Launch.ContainerName, containerRemoveCommand(Plan, R.Launch.ContainerName));
   if (!R.Child.start(R.Launch.Command, R.Launch.Env, R.Launch.LogPath, Err)) {
+    if (!R.Launch.ContainerName.empty())
+      forgetContainer(R.Launch.ContainerName);
     failWith(CellStatus::Failed, fmt::format("cannot start process '{}': {}", P.Name, Err));
     return false;
   }
@@ -763,6 +769,7 @@ void CellExecution::teardown() {
       if (!Rm.succeeded())
         Warnings.push_back(
             fmt::format("removing container {}: {}", R.Launch.ContainerName, Rm.describe()));
+      forgetContainer(R.Launch.ContainerName);
     }
   }
   if (size_t Orphans = killAdoptedOrphans())

@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <poll.h>
 #include <set>
 #include <sys/prctl.h>
@@ -82,7 +83,201 @@ std::vector<pid_t> childrenOfSelf(pid_t ZombiesOfGroup = 0) {
   return Out;
 }
 
+/// The keeper (ChildProcess.h): the write end of its pipe, close-on-exec,
+/// and its pid.
+int KeeperFd = -1;
+pid_t KeeperPid = -1;
+
+/// One message to the keeper, written whole (a pipe write of at most
+/// PIPE_BUF bytes is atomic). Async-signal-safe: a child calls it between
+/// fork and exec.
+void tellKeeper(const char *Msg, size_t Len) {
+  if (KeeperFd < 0)
+    return;
+  while (write(KeeperFd, Msg, Len) < 0 && errno == EINTR) {
+  }
+}
+
+/// "+PID\n" or "-PID\n" into Buf, without allocating (after fork).
+size_t groupMessage(char Sign, pid_t Pid, char *Buf) {
+  char Digits[24];
+  size_t N = 0;
+  for (unsigned long V = static_cast<unsigned long>(Pid); V || N == 0; V /= 10)
+    Digits[N++] = char('0' + V % 10);
+  size_t Len = 0;
+  Buf[Len++] = Sign;
+  while (N)
+    Buf[Len++] = Digits[--N];
+  Buf[Len++] = '\n';
+  return Len;
+}
+
+/// Whether any process of group Pgid is alive (zombies, which the keeper
+/// cannot reap, do not count).
+bool groupHasLiveMember(pid_t Pgid) {
+  DIR *D = opendir("/proc");
+  if (!D)
+    return kill(-Pgid, 0) == 0;
+  bool Live = false;
+  while (dirent *E = readdir(D)) {
+    char *End = nullptr;
+    long Pid = std::strtol(E->d_name, &End, 10);
+    if (!End || *End || Pid <= 0)
+      continue;
+    std::optional<ProcStat> S = readProcStat(Pid);
+    if (S && S->PGrp == Pgid && S->State != 'Z') {
+      Live = true;
+      break;
+    }
+  }
+  closedir(D);
+  return Live;
+}
+
+/// The keeper's life: collect what the runtime registers until the pipe
+/// closes; if anything is still registered then, the runtime died without
+/// its teardown, and the keeper does it.
+[[noreturn]] void keeperMain(int Fd, pid_t Runtime, std::chrono::milliseconds Grace) {
+  std::set<pid_t> Groups;
+  std::map<std::string, Argv> Containers;
+  std::string Pending;
+  char Buf[4096];
+  while (true) {
+    ssize_t N = read(Fd, Buf, sizeof Buf);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break;
+    Pending.append(Buf, size_t(N));
+    for (size_t Nl; (Nl = Pending.find('\n')) != std::string::npos; Pending.erase(0, Nl + 1)) {
+      std::string Line = Pending.substr(0, Nl);
+      if (Line == "q")
+        _exit(0); // the runtime ended normally, after its own teardown
+      if (Line.size() < 2)
+        continue;
+      if (Line[0] == '+' || Line[0] == '-') {
+        pid_t Pgid = pid_t(std::strtol(Line.c_str() + 1, nullptr, 10));
+        if (Pgid > 1)
+          Line[0] == '+' ? (void)Groups.insert(Pgid) : (void)Groups.erase(Pgid);
+      } else if (Line[0] == 'C' || Line[0] == 'c') {
+        // "C\tNAME\tWORD\t..." (tabs never occur in a container name).
+        Argv Words;
+        for (size_t Pos = 2, Tab;; Pos = Tab + 1) {
+          Tab = Line.find('\t', Pos);
+          Words.push_back(Line.substr(Pos, Tab == std::string::npos ? Tab : Tab - Pos));
+          if (Tab == std::string::npos)
+            break;
+        }
+        std::string Name = Words.front();
+        Words.erase(Words.begin());
+        if (Line[0] == 'C')
+          Containers[Name] = Words;
+        else
+          Containers.erase(Name);
+      }
+    }
+  }
+  if (Groups.empty() && Containers.empty())
+    _exit(0);
+  std::string Note =
+      fmt::format("arecipe-run (pid {}) ended without its teardown: stopping {} "
+                  "process group{}{}\n",
+                  Runtime, Groups.size(), Groups.size() == 1 ? "" : "s",
+                  Containers.empty() ? std::string()
+                                     : fmt::format(" and {} container{}", Containers.size(),
+                                                   Containers.size() == 1 ? "" : "s"));
+  ssize_t Ignored = write(2, Note.data(), Note.size());
+  (void)Ignored;
+  for (pid_t G : Groups)
+    kill(-G, SIGTERM);
+  auto Deadline = Clock::now() + Grace;
+  auto AnyLive = [&] {
+    for (pid_t G : Groups)
+      if (groupHasLiveMember(G))
+        return true;
+    return false;
+  };
+  while (AnyLive() && Clock::now() < Deadline)
+    sleepMs(50);
+  for (pid_t G : Groups)
+    kill(-G, SIGKILL);
+  for (int I = 0; I < 100 && AnyLive(); ++I)
+    sleepMs(50);
+  // A container outlives its killed `docker run` client.
+  for (const auto &[Name, Remove] : Containers) {
+    std::vector<char *> Args;
+    for (const std::string &W : Remove)
+      Args.push_back(const_cast<char *>(W.c_str()));
+    Args.push_back(nullptr);
+    pid_t Rm = fork();
+    if (Rm == 0) {
+      int Null = open("/dev/null", O_RDWR);
+      dup2(Null, 0);
+      dup2(Null, 1);
+      dup2(Null, 2);
+      execvp(Args[0], Args.data());
+      _exit(127);
+    }
+    for (int I = 0; Rm > 0 && I < 600 && waitpid(Rm, nullptr, WNOHANG) == 0; ++I)
+      sleepMs(100);
+  }
+  _exit(0);
+}
+
 } // namespace
+
+void startProcessKeeper(std::chrono::milliseconds Grace) {
+  if (KeeperFd >= 0)
+    return;
+  int Pipe[2];
+  if (pipe2(Pipe, O_CLOEXEC) != 0)
+    return; // no keeper: PR_SET_PDEATHSIG still reaches the children
+  pid_t Runtime = getpid();
+  pid_t Pid = fork();
+  if (Pid == 0) {
+    // Out of the runtime's group (a Ctrl-C on the terminal is for the
+    // runtime, which tears down itself), deaf to the signals that stop it,
+    // and holding nothing of the runtime's but its stderr.
+    setpgid(0, 0);
+    for (int Sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE})
+      signal(Sig, SIG_IGN);
+    for (int Fd = 3; Fd < 1024; ++Fd)
+      if (Fd != Pipe[0])
+        close(Fd);
+    keeperMain(Pipe[0], Runtime, Grace);
+  }
+  close(Pipe[0]);
+  if (Pid < 0) {
+    close(Pipe[1]);
+    return;
+  }
+  KeeperFd = Pipe[1];
+  KeeperPid = Pid;
+}
+
+void stopProcessKeeper() {
+  if (KeeperFd < 0)
+    return;
+  tellKeeper("q\n", 2);
+  close(KeeperFd);
+  KeeperFd = -1;
+  int St;
+  waitpid(KeeperPid, &St, 0);
+  KeeperPid = -1;
+}
+
+void keepContainer(const std::string &Name, const Argv &RemoveCommand) {
+  std::string Msg = "C\t" + Name;
+  for (const std::string &W : RemoveCommand)
+    Msg += "\t" + W;
+  Msg += "\n";
+  tellKeeper(Msg.data(), Msg.size());
+}
+
+void forgetContainer(const std::string &Name) {
+  std::string Msg = "c\t" + Name + "\n";
+  tellKeeper(Msg.data(), Msg.size());
+}
 
 /// Copies what a process group writes to its stdout and stderr (one pipe)
 /// into its log: each line redacted (support::redact) on its way. A line is
@@ -282,7 +477,7 @@ ChildProcess::ChildProcess() = default;
 
 ChildProcess::ChildProcess(ChildProcess &&Other) noexcept
     : Pid(std::exchange(Other.Pid, -1)), Status(std::exchange(Other.Status, std::nullopt)),
-      Relay(std::move(Other.Relay)) {}
+      Forgotten(Other.Forgotten), Relay(std::move(Other.Relay)) {}
 
 ChildProcess &ChildProcess::operator=(ChildProcess &&Other) noexcept {
   if (this != &Other) {
@@ -290,14 +485,25 @@ ChildProcess &ChildProcess::operator=(ChildProcess &&Other) noexcept {
       stop(std::chrono::milliseconds(2000));
     Pid = std::exchange(Other.Pid, -1);
     Status = std::exchange(Other.Status, std::nullopt);
+    Forgotten = Other.Forgotten;
     Relay = std::move(Other.Relay);
   }
   return *this;
 }
 
+void ChildProcess::forgetGroup() {
+  if (!started() || Forgotten)
+    return;
+  char Msg[32];
+  tellKeeper(Msg, groupMessage('-', Pid, Msg));
+  Forgotten = true;
+}
+
 ChildProcess::~ChildProcess() {
   if (started() && (!Status || groupAlive()))
     stop(std::chrono::milliseconds(2000));
+  else
+    forgetGroup();
   if (Relay)
     Relay->finish(std::chrono::milliseconds(1000));
 }
@@ -360,10 +566,14 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
   pid_t Child = fork();
   if (Child == 0) {
     setpgid(0, 0);
-    // If arecipe-run dies without tearing down, the engine is told to stop.
+    // If arecipe-run dies without tearing down, the engine is told to stop,
+    // and the keeper stops the whole group: registered here, before the
+    // program runs, so no window exists in which it is unknown.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != ParentPid)
       _exit(127);
+    char Msg[32];
+    tellKeeper(Msg, groupMessage('+', getpid(), Msg));
     sigset_t All;
     sigemptyset(&All);
     sigprocmask(SIG_SETMASK, &All, nullptr);
@@ -393,8 +603,11 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
   Relay = std::make_unique<OutputRelay>(OutPipe[0], LogFd, Limits);
   // Also set from the parent so the group exists before we ever signal it.
   setpgid(Child, Child);
+  char Msg[32];
+  tellKeeper(Msg, groupMessage('+', Child, Msg));
   Pid = Child;
   Status.reset();
+  Forgotten = false;
   int ExecErrno = 0;
   ssize_t N;
   do
@@ -404,6 +617,7 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
   if (N == sizeof ExecErrno) {
     int St = 0;
     waitpid(Child, &St, 0);
+    tellKeeper(Msg, groupMessage('-', Child, Msg));
     Pid = -1;
     Err = fmt::format("cannot execute '{}': {}", *Program, std::strerror(ExecErrno));
     return false;
@@ -459,7 +673,10 @@ bool ChildProcess::stop(std::chrono::milliseconds Grace) {
     return false;
   auto Gone = [&] {
     running(); // reaps the leader so a zombie does not keep the group alive
-    return !groupAlive();
+    if (groupAlive())
+      return false;
+    forgetGroup();
+    return true;
   };
   if (Gone())
     return false;
@@ -514,6 +731,8 @@ void adoptOrphans() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
 size_t killAdoptedOrphans(const std::vector<pid_t> &Keep) {
   std::set<pid_t> Kept(Keep.begin(), Keep.end());
+  if (KeeperPid > 0)
+    Kept.insert(KeeperPid); // the runtime's own child, not an orphan
   size_t Found = 0;
   for (int Round = 0; Round < 50; ++Round) {
     std::vector<pid_t> Orphans;

@@ -366,7 +366,12 @@ int main(int Argc, char **Argv) {
   installStopHandlers();
   if (Executor == "local") {
     adoptOrphans();
-    return runLocalSweep(Plan, Text, S, Progress);
+    // Before any thread or child: if this process is killed, the keeper
+    // stops what it started (ChildProcess.h).
+    startProcessKeeper(S.TeardownGrace);
+    int Exit = runLocalSweep(Plan, Text, S, Progress);
+    stopProcessKeeper();
+    return Exit;
   }
 
   SlurmSweepSettings Slurm;

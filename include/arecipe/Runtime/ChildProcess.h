@@ -10,7 +10,19 @@
 // the cell. The runtime also makes itself a child subreaper
 // (adoptOrphans()), so a descendant that escapes its group with setsid() is
 // still reparented to arecipe-run and killed by killAdoptedOrphans() at the
-// end of the cell. This component knows nothing about plans, HTTP or cells.
+// end of the cell.
+//
+// A runtime killed with SIGKILL runs no teardown, and the parent-death
+// signal reaches only direct children, which may ignore it. So the runtime
+// starts a keeper (startProcessKeeper) before any cell: a small process of
+// its own, outside its process group, told through a pipe of every group
+// started and stopped and every container run. When the pipe closes with
+// groups still registered (the runtime died), the keeper sends each group
+// SIGTERM, SIGKILL after the grace, and removes the containers. Process
+// groups, not cgroups: they need no privileges or delegated hierarchy; what
+// they cannot catch is a descendant that left its group (setsid) after the
+// runtime died, since only a live runtime adopts orphans. This component
+// knows nothing about plans, HTTP or cells.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,8 +105,12 @@ public:
   std::string finishOutput(std::chrono::milliseconds Wait, bool &Truncated);
 
 private:
+  /// Tells the keeper the group is gone (once it is).
+  void forgetGroup();
+
   pid_t Pid = -1;
   std::optional<int> Status;
+  bool Forgotten = false;
   std::unique_ptr<OutputRelay> Relay;
 };
 
@@ -127,6 +143,17 @@ CommandResult runCommand(const Argv &Command, const ChildEnvironment &Env,
 
 /// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER).
 void adoptOrphans();
+
+/// Starts the keeper described above. Call once, before any thread or
+/// child exists (it forks). Grace is its SIGTERM-to-SIGKILL wait.
+void startProcessKeeper(std::chrono::milliseconds Grace);
+/// Ends the keeper after a normal exit and waits for it: nothing is left
+/// for it to stop.
+void stopProcessKeeper();
+/// Tells the keeper how to remove a container if the runtime dies before
+/// it does (`docker rm -f NAME`), and that it is gone.
+void keepContainer(const std::string &Name, const Argv &RemoveCommand);
+void forgetContainer(const std::string &Name);
 
 /// Kills and reaps every process reparented to this one that is not one of
 /// Keep. Returns how many were found.
