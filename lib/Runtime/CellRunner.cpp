@@ -9,6 +9,7 @@
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/HttpCall.h"
 #include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Runtime/PortOwner.h"
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ReadinessProbe.h"
 #include "arecipe/Runtime/StopRequest.h"
@@ -152,6 +153,8 @@ private:
   ordered_json processInfo(const RunningProcess &R) const;
 
   bool startProcess(RunningProcess &R);
+  /// Once R is ready: what listens on its port is R or a descendant.
+  bool checkListener(RunningProcess &R);
   bool dependenciesReady(const ProcessSpec &P) const;
   /// A process that is not running any more fails the cell.
   bool checkAlive(const char *During);
@@ -393,6 +396,19 @@ bool CellExecution::startProcess(RunningProcess &R) {
     return false;
   }
   std::string Err;
+  // A server already on a fixed port would answer the readiness probe and
+  // be measured in this one's place (finding 13 of the second hardening
+  // round).
+  if (P.Port && *P.Port > 0) {
+    std::vector<PortListener> Taken = listenersOnPort(*P.Port);
+    if (!Taken.empty()) {
+      failWith(CellStatus::Failed,
+               fmt::format("port {} of process '{}' is already in use by {}: another server "
+                           "would be measured in its place",
+                           *P.Port, P.Name, describeListener(Taken.front())));
+      return false;
+    }
+  }
   // Known to the keeper before it exists: a runtime killed now must still
   // have the container removed.
   if (!R.Launch.ContainerName.empty())
@@ -407,6 +423,24 @@ bool CellExecution::startProcess(RunningProcess &R) {
                   wallFloor(P.Ready.StartupTimeoutS, milliseconds(1000)),
                   wallFloor(P.Ready.StallTimeoutS, milliseconds(1000)));
   Progress.phase("starting " + P.Name);
+  return true;
+}
+
+bool CellExecution::checkListener(RunningProcess &R) {
+  // A container's engine runs under the container runtime, not under the
+  // `docker run` client this runtime started: its ownership cannot be told.
+  std::optional<int> Port = R.Probe->port();
+  if (!R.Spec->HttpEndpoints || !Port || !R.Launch.ContainerName.empty())
+    return true;
+  for (const PortListener &L : listenersOnPort(*Port))
+    if (L.Pid == 0 || !belongsToProcessTree(L.Pid, R.Child.pid())) {
+      failWith(CellStatus::Failed,
+               fmt::format("process '{}' is not what answers on port {}: it is {}, which is not "
+                           "'{}' nor one of its descendants",
+                           R.Spec->Name, *Port, describeListener(L), R.Spec->Name),
+               &R);
+      return false;
+    }
   return true;
 }
 
@@ -444,6 +478,8 @@ bool CellExecution::startUp() {
         continue;
       }
       Readiness State = R.Probe->poll(R.Child);
+      if (State == Readiness::Ready && !checkListener(R))
+        return false;
       if (State == Readiness::Ready) {
         R.Ready = true;
         R.StartupS = seconds(R.Probe->elapsed());
