@@ -4,6 +4,7 @@
 
 #include "arecipe/Client/Metrics.h"
 #include "arecipe/Client/RequestRecord.h"
+#include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/Json.h"
 #include "arecipe/Support/Redaction.h"
 
@@ -178,15 +179,15 @@ std::optional<LatencyQuantiles> quantilesOf(std::vector<double> Values) {
   return Q;
 }
 
-namespace {
+namespace {} // namespace
 
-std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) {
+bool SweepResultsReader::load(const std::string &Dir, std::string &Err) {
   std::optional<json> Plan = readJson(Dir + "/plan.json");
   if (!Plan || !Plan->is_object() || !Plan->contains("cells") || !(*Plan)["cells"].is_array()) {
     Err = Dir + ": not a results directory (no readable plan.json)";
-    return std::nullopt;
+    return false;
   }
-  SweepResults S;
+  S = SweepResults();
   S.Dir = Dir;
   auto Field = [&](const char *Object, const char *Key) {
     const json *O = support::objectAt(*Plan, Object);
@@ -202,6 +203,8 @@ std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) 
     S.Simulated = support::boolAt(*Results, "simulated", false);
     S.TimeScale = numberAt(*Results, "/time_scale").value_or(1.0);
   }
+  FromPlan.clear();
+  Versions.clear();
   for (const json &PlanCell : (*Plan)["cells"]) {
     if (!PlanCell.is_object())
       continue;
@@ -214,7 +217,26 @@ std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) 
     C.Status = "pending";
     readKnobs(PlanCell, C);
     readServerCommand(PlanCell, C);
-    std::string CellDir = Dir + "/cells/" + C.Id;
+    FromPlan.push_back(C);
+    S.Cells.push_back(std::move(C));
+    Versions.emplace_back();
+  }
+  refresh();
+  return true;
+}
+
+void SweepResultsReader::refresh() {
+  for (size_t I = 0; I < S.Cells.size(); ++I) {
+    std::string CellDir = S.Dir + "/cells/" + FromPlan[I].Id;
+    // A cell is read again only when its summary or records changed, so a
+    // report rebuilt after every cell reads only that cell.
+    std::string Version = support::fileVersion(CellDir + "/summary.json") + "/" +
+                          support::fileVersion(CellDir + "/records.jsonl") + "/" +
+                          support::fileVersion(CellDir + "/records.partial.jsonl");
+    if (Version == Versions[I])
+      continue;
+    Versions[I] = Version;
+    CellResult C = FromPlan[I];
     if (std::optional<json> Summary = readJson(CellDir + "/summary.json");
         Summary && Summary->is_object()) {
       readSummary(*Summary, C);
@@ -231,18 +253,18 @@ std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) 
     if ((C.Status == "failed" || C.Status == "invalid") && C.LogTail.empty() &&
         !C.FailedProcess.empty())
       C.LogTail = support::redact(tailOfLog(CellDir + "/" + C.FailedProcess + ".log", 30));
-    S.Cells.push_back(std::move(C));
+    S.Cells[I] = std::move(C);
   }
-  return S;
 }
-
-} // namespace
 
 std::optional<SweepResults> loadSweepResults(const std::string &Dir, std::string &Err) {
   // A field of an unexpected type (a hand-edited plan, a summary from a
   // future version) must cost the report, never the sweep that writes it.
   try {
-    return loadSweep(Dir, Err);
+    SweepResultsReader Reader;
+    if (!Reader.load(Dir, Err))
+      return std::nullopt;
+    return Reader.results();
   } catch (const json::exception &E) {
     Err = Dir + ": unexpected content: " + E.what();
     return std::nullopt;

@@ -142,10 +142,10 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   ResultStore Store(S.OutDir, S.Simulate, S.TimeScale);
   std::string Err;
   // One node rank of a Slurm sweep writes only its cell: the plan copy and
-  // the sweep files are the submitter's, which collects every cell and
-  // holds the lock on --out for the whole sweep.
+  // the sweep files are the submitter's, which collects every cell. (The
+  // caller holds the lock on --out: OutputLock.)
   bool OnAllocation = S.NodeRank >= 0;
-  bool Ready = Store.create(Err) && (OnAllocation || Store.lock(Err));
+  bool Ready = Store.create(Err);
   // The plan copy is redacted as JSON, field by field (redactPlanText).
   Ready = Ready && (OnAllocation || support::writeFileAtomically(S.OutDir + "/plan.json",
                                                                  redactPlanText(PlanText), Err));
@@ -163,6 +163,25 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   std::vector<const Cell *> Cells = selectCells(Plan, S, Unknown);
   size_t Ok = 0, Bad = 0, Skipped = 0;
   int Exit = 0;
+  // The sweep files cover every cell, so rebuilding them costs time in
+  // proportion to the sweep. They are rebuilt after a cell unless the last
+  // rebuild took more than a fifth of the time since (only thousands of
+  // cells that end at once come near that), which keeps the bookkeeping of
+  // a whole sweep linear in its cells; and always at the end.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point LastRebuilt = Clock::now();
+  Clock::duration LastRebuildCost{0};
+  bool Stale = true;
+  auto Rebuild = [&] {
+    auto Start = Clock::now();
+    bool Written = Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err);
+    LastRebuilt = Clock::now();
+    LastRebuildCost = LastRebuilt - Start;
+    Stale = false;
+    if (!Written)
+      Progress.message("error: " + Err);
+    return Written;
+  };
   for (size_t I = 0; I < Cells.size(); ++I) {
     const Cell &C = *Cells[I];
     Progress.beginCell(I + 1, Cells.size(), C.Id);
@@ -189,15 +208,12 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
       break;
     }
     (O.Status == CellStatus::Ok ? Ok : Bad)++;
-    if (!OnAllocation && !Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
-      Progress.message("error: " + Err);
+    Stale = true;
+    if (!OnAllocation && Clock::now() - LastRebuilt >= 4 * LastRebuildCost && !Rebuild())
       return 2;
-    }
   }
-  if (!OnAllocation && !Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
-    Progress.message("error: " + Err);
+  if (!OnAllocation && Stale && !Rebuild())
     return 2;
-  }
   Progress.message(fmt::format("{} of {} cells ok, {} failed or invalid{}{}; results in {}", Ok,
                                Cells.size(), Bad,
                                Skipped ? fmt::format(", {} skipped as finished", Skipped) : "",

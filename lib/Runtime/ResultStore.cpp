@@ -101,12 +101,23 @@ bool makeRealDirectory(const std::string &Path, std::string &Err) {
   return false;
 }
 
-ResultStore::~ResultStore() {
-  if (LockFd >= 0)
-    close(LockFd);
+ResultStore::ResultStore(std::string OutDir, bool Simulated, double TimeScale)
+    : OutDir(std::move(OutDir)), Simulated(Simulated), TimeScale(TimeScale) {}
+
+ResultStore::~ResultStore() = default;
+
+OutputLock::~OutputLock() {
+  if (Fd >= 0)
+    close(Fd);
 }
 
-bool ResultStore::lock(std::string &Err) {
+bool OutputLock::acquire(const std::string &OutDir, std::string &Err) {
+  std::error_code Ec;
+  fs::create_directories(OutDir, Ec);
+  if (Ec) {
+    Err = fmt::format("cannot create {}: {}", OutDir, Ec.message());
+    return false;
+  }
   std::string Path = OutDir + "/.lock";
   int Fd = open(Path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (Fd < 0) {
@@ -132,7 +143,7 @@ bool ResultStore::lock(std::string &Err) {
   if (ftruncate(Fd, 0) != 0 || pwrite(Fd, Pid.data(), Pid.size(), 0) < 0) {
     // The lock holds without the pid; only the message is poorer.
   }
-  LockFd = Fd;
+  this->Fd = Fd;
   return true;
 }
 
@@ -178,7 +189,15 @@ std::optional<ordered_json> ResultStore::finishedSummary(const Cell &C) const {
   // it is trusted only when it has the shape every reader relies on, and
   // anything else means "not finished" (the cell runs again), never an
   // abort (finding 4 of the second hardening round).
-  std::optional<ordered_json> J = support::readJsonFile(summaryPath(C), SummaryJsonLimits);
+  // Parsed once per version of the file: the sweep tables and --resume ask
+  // for every cell after every cell.
+  std::string Version = support::fileVersion(summaryPath(C));
+  auto &[CachedVersion, J] = Summaries[C.Id];
+  if (Version.empty())
+    J.reset();
+  else if (Version != CachedVersion)
+    J = support::readJsonFile(summaryPath(C), SummaryJsonLimits);
+  CachedVersion = Version;
   const ordered_json *Run = J ? support::objectAt(*J, "arecipe_run") : nullptr;
   if (!Run || !isSummaryRun(*Run) || support::stringAt(*Run, "cell_digest") != C.Digest)
     return std::nullopt;
@@ -308,11 +327,24 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
     return false;
   // Rebuilt with the tables, so an interrupted sweep has a current report too.
   // The report is a view of the results: a directory it cannot read (no
-  // plan.json, as when the store is used on its own) keeps its tables.
-  std::string Unreadable;
-  std::optional<report::SweepResults> Sweep = report::loadSweepResults(OutDir, Unreadable);
-  return !Sweep || writeOutputFile(OutDir + "/" + report::ReportFileName,
-                                       report::renderSweepReport(*Sweep), Err);
+  // plan.json, as when the store is used on its own) keeps its tables. Its
+  // reader is kept between rebuilds and reads only the cells that changed.
+  try {
+    if (!Report) {
+      auto Reader = std::make_unique<report::SweepResultsReader>();
+      std::string Unreadable;
+      if (!Reader->load(OutDir, Unreadable))
+        return true;
+      Report = std::move(Reader);
+    } else {
+      Report->refresh();
+    }
+  } catch (const std::exception &) {
+    Report.reset();
+    return true;
+  }
+  return writeOutputFile(OutDir + "/" + report::ReportFileName,
+                         report::renderSweepReport(Report->results()), Err);
 }
 
 } // namespace arecipe::runtime

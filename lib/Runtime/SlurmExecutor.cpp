@@ -332,7 +332,7 @@ void SlurmSweep::cancelAll() {
 int SlurmSweep::run(const std::string &PlanText) {
   std::string Err;
   // The plan copy is redacted as JSON, field by field (redactPlanText).
-  if (!Store.create(Err) || !Store.lock(Err) || !makeRealDirectory(SlurmDir, Err) ||
+  if (!Store.create(Err) || !makeRealDirectory(SlurmDir, Err) ||
       !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err)) {
     Progress.message("error: " + Err);
     return 2;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace arecipe::support {
@@ -89,6 +90,14 @@ bool writeFileAtomically(const std::string &Path, std::string_view Contents, std
     return false;
   }
   return true;
+}
+
+std::string fileVersion(const std::string &Path) {
+  struct stat St;
+  if (stat(Path.c_str(), &St) != 0)
+    return {};
+  return std::to_string(St.st_ino) + ":" + std::to_string(St.st_size) + ":" +
+         std::to_string(St.st_mtim.tv_sec) + "." + std::to_string(St.st_mtim.tv_nsec);
 }
 
 } // namespace arecipe::support

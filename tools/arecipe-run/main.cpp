@@ -229,8 +229,17 @@ int main(int Argc, char **Argv) {
   if (Executor != "local" && Executor != "slurm")
     return usageError(
         fmt::format("--executor '{}': expected 'local' or 'slurm'", Executor.getValue()));
-  if (!(TimeScale > 0))
-    return usageError("--time-scale must be positive");
+  // Every duration is bounded, so none overflows when it becomes
+  // milliseconds (finding 16 of the second hardening round; the plan's are
+  // bounded by the loader).
+  if (!(TimeScale >= 0.001 && TimeScale <= 1e6))
+    return usageError(
+        fmt::format("--time-scale: expected a number in [0.001, 1000000], got {}", TimeScale));
+  for (auto [Name, Value] : {std::pair{"--teardown-grace", TeardownGrace.getValue()},
+                             {"--port-free-timeout", PortFreeTimeout.getValue()}})
+    if (!(Value >= 0 && Value <= MaxPlanDurationS))
+      return usageError(
+          fmt::format("{}: expected seconds in [0, {}], got {}", Name, MaxPlanDurationS, Value));
 
   bool FromRecipe = fs::path(PlanFile.getValue()).extension() == ".arecipe";
   if (!FromRecipe && (!Sets.empty() || !IncludeDirs.empty() || !RecipeName.empty() || EvalMode))
@@ -306,21 +315,6 @@ int main(int Argc, char **Argv) {
   S.OutDir = fs::absolute(OutDir.empty() ? "results/" + Plan.RecipeName : OutDir.getValue())
                  .lexically_normal()
                  .string();
-  // A compiled plan is kept as OUT/plan.json before anything runs, so the
-  // Slurm jobs and a later --resume read the very plan this run used.
-  if (FromRecipe && !DryRun) {
-    std::error_code Ec;
-    fs::create_directories(S.OutDir, Ec);
-    // OUT/plan.json is shared with the results and has its secrets
-    // redacted; a plan holding secrets runs from a private copy instead.
-    bool HasSecrets = redactPlanText(Text) != Text;
-    fs::path Compiled = fs::path(S.OutDir) / (HasSecrets ? ".plan.run.json" : "plan.json");
-    std::string Err;
-    if (!arecipe::support::writeFileAtomically(Compiled.string(), Text, Err,
-                                               HasSecrets ? 0600 : 0644))
-      return usageError(Err);
-    S.PlanPath = Compiled.string();
-  }
   S.Cells.assign(CellIds.begin(), CellIds.end());
   S.DryRun = DryRun;
   S.Resume = Resume;
@@ -334,8 +328,8 @@ int main(int Argc, char **Argv) {
       return usageError(fmt::format("--sim-cell-arg '{}': expected CELL=ARG", A));
     S.CellSimArgs[A.substr(0, Eq)].push_back(A.substr(Eq + 1));
   }
-  S.TeardownGrace = std::chrono::milliseconds(long(TeardownGrace * 1000));
-  S.PortFreeTimeout = std::chrono::milliseconds(long(PortFreeTimeout * 1000));
+  S.TeardownGrace = std::chrono::milliseconds(static_cast<long long>(TeardownGrace * 1000));
+  S.PortFreeTimeout = std::chrono::milliseconds(static_cast<long long>(PortFreeTimeout * 1000));
   if (NodeRank >= 0) {
     S.NodeRank = NodeRank;
     S.NodeAddrs.assign(NodeAddrs.begin(), NodeAddrs.end());
@@ -357,6 +351,28 @@ int main(int Argc, char **Argv) {
                                   "pass --simulator PATH)",
                                   S.SimulatorPath));
 
+  // One run at a time writes into --out (finding 22 of the second hardening
+  // round): the lock is taken before anything is written there and held to
+  // the end. A node rank of a Slurm cell runs under its submitter's lock.
+  OutputLock Lock;
+  std::string LockErr;
+  if (!DryRun && NodeRank < 0 && !Lock.acquire(S.OutDir, LockErr))
+    return usageError(LockErr);
+  // A compiled plan is kept as OUT/plan.json before anything runs, so the
+  // Slurm jobs and a later --resume read the very plan this run used.
+  if (FromRecipe && !DryRun) {
+    std::error_code Ec;
+    fs::create_directories(S.OutDir, Ec);
+    // OUT/plan.json is shared with the results and has its secrets
+    // redacted; a plan holding secrets runs from a private copy instead.
+    bool HasSecrets = redactPlanText(Text) != Text;
+    fs::path Compiled = fs::path(S.OutDir) / (HasSecrets ? ".plan.run.json" : "plan.json");
+    std::string Err;
+    if (!arecipe::support::writeFileAtomically(Compiled.string(), Text, Err,
+                                               HasSecrets ? 0600 : 0644))
+      return usageError(Err);
+    S.PlanPath = Compiled.string();
+  }
   if (S.DryRun) {
     printDryRun(Plan, S, stdout);
     return 0;

@@ -78,6 +78,25 @@ struct SweepResults {
 /// anything else missing or malformed leaves the affected figures absent.
 std::optional<SweepResults> loadSweepResults(const std::string &Dir, std::string &Err);
 
+/// A results directory read once and then kept current: refresh() reads a
+/// cell again only when its summary or records changed on disk, so the
+/// report rebuilt after every cell of a sweep costs one cell's reading,
+/// not the whole directory's.
+class SweepResultsReader {
+public:
+  /// Reads DIR's plan.json and every cell; false with Err as
+  /// loadSweepResults.
+  bool load(const std::string &Dir, std::string &Err);
+  /// Reads again every cell whose files changed since they were read.
+  void refresh();
+  const SweepResults &results() const { return S; }
+
+private:
+  SweepResults S;
+  std::vector<CellResult> FromPlan;  ///< each cell as the plan describes it
+  std::vector<std::string> Versions; ///< of each cell's files when last read
+};
+
 /// The quantiles of Values (any order); nullopt when Values is empty.
 std::optional<LatencyQuantiles> quantilesOf(std::vector<double> Values);
 

@@ -19,9 +19,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+
+namespace arecipe::report {
+class SweepResultsReader;
+} // namespace arecipe::report
 
 namespace arecipe::runtime {
 
@@ -55,12 +61,28 @@ bool makeRealDirectory(const std::string &Path, std::string &Err);
 /// plan with no secret is returned byte for byte.
 std::string redactPlanText(const std::string &PlanText);
 
+/// One run at a time per output directory: arecipe-run takes this lock
+/// (flock on OUT/.lock) before it writes anything there and holds it to its
+/// end; a second run into the directory fails at once naming the holder.
+/// The node ranks of a Slurm cell run under their submitter's lock.
+class OutputLock {
+public:
+  OutputLock() = default;
+  OutputLock(const OutputLock &) = delete;
+  OutputLock &operator=(const OutputLock &) = delete;
+  ~OutputLock();
+  /// Creates OutDir if needed and locks it; false with Err otherwise.
+  bool acquire(const std::string &OutDir, std::string &Err);
+
+private:
+  int Fd = -1;
+};
+
 class ResultStore {
 public:
   /// Simulated and TimeScale describe this run: a summary of a run that
   /// measured differently is not a finished cell for it.
-  explicit ResultStore(std::string OutDir, bool Simulated = false, double TimeScale = 1)
-      : OutDir(std::move(OutDir)), Simulated(Simulated), TimeScale(TimeScale) {}
+  explicit ResultStore(std::string OutDir, bool Simulated = false, double TimeScale = 1);
   ResultStore(const ResultStore &) = delete;
   ResultStore &operator=(const ResultStore &) = delete;
   ~ResultStore();
@@ -72,10 +94,6 @@ public:
   /// Creates the output directory and its `cells` (a real directory, never
   /// a link); false with Err on failure.
   bool create(std::string &Err) const;
-  /// Takes the lock on the output directory (OUT/.lock, flock) for this
-  /// store's life: one run at a time per directory. False with Err naming
-  /// the holder when another run has it.
-  bool lock(std::string &Err);
   /// Empties the cell's directory: an interrupted attempt leaves no stale
   /// logs or records behind.
   bool resetCell(const Cell &C, std::string &Err) const;
@@ -100,7 +118,12 @@ private:
   std::string OutDir;
   bool Simulated;
   double TimeScale;
-  int LockFd = -1;
+  /// Each cell's summary as parsed, and the version of the file it came
+  /// from (support::fileVersion): parsed again only when it changes.
+  mutable std::map<std::string, std::pair<std::string, std::optional<nlohmann::ordered_json>>>
+      Summaries;
+  /// The report's view of the directory, kept between rebuilds.
+  mutable std::unique_ptr<report::SweepResultsReader> Report;
 };
 
 } // namespace arecipe::runtime

@@ -25,6 +25,12 @@ namespace arecipe::support {
 bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err,
                          mode_t Mode = 0644);
 
+/// A cheap identity of a file's current version (inode, size, modification
+/// time): it changes when the file is replaced, as writeFileAtomically
+/// does, or written to. Empty when the file does not exist. Lets a reader
+/// keep what it parsed until the file changes.
+std::string fileVersion(const std::string &Path);
+
 } // namespace arecipe::support
 
 #endif // ARECIPE_SUPPORT_ATOMICFILE_H
