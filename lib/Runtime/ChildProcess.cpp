@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <poll.h>
 #include <set>
@@ -59,27 +60,34 @@ std::optional<ProcStat> readProcStat(long Pid) {
   return S;
 }
 
-/// Every process whose parent is this one, from /proc; with Pgid, only
-/// zombies of that group.
-std::vector<pid_t> childrenOfSelf(pid_t ZombiesOfGroup = 0) {
-  std::vector<pid_t> Out;
-  pid_t Self = getpid();
+/// Every process in /proc with its state, parent and group; stops early
+/// when Visit returns false.
+void forEachProcess(const std::function<bool(pid_t, const ProcStat &)> &Visit) {
   DIR *D = opendir("/proc");
   if (!D)
-    return Out;
+    return;
   while (dirent *E = readdir(D)) {
     char *End = nullptr;
     long Pid = std::strtol(E->d_name, &End, 10);
     if (!End || *End || Pid <= 0)
       continue;
-    std::optional<ProcStat> S = readProcStat(Pid);
-    if (!S || S->PPid != Self)
-      continue;
-    if (ZombiesOfGroup && (S->State != 'Z' || S->PGrp != ZombiesOfGroup || Pid == ZombiesOfGroup))
-      continue;
-    Out.push_back(pid_t(Pid));
+    if (std::optional<ProcStat> S = readProcStat(Pid); S && !Visit(pid_t(Pid), *S))
+      break;
   }
   closedir(D);
+}
+
+/// Every process whose parent is this one; with Pgid, only zombies of that
+/// group.
+std::vector<pid_t> childrenOfSelf(pid_t ZombiesOfGroup = 0) {
+  std::vector<pid_t> Out;
+  pid_t Self = getpid();
+  forEachProcess([&](pid_t Pid, const ProcStat &S) {
+    if (S.PPid == Self &&
+        (!ZombiesOfGroup || (S.State == 'Z' && S.PGrp == ZombiesOfGroup && Pid != ZombiesOfGroup)))
+      Out.push_back(Pid);
+    return true;
+  });
   return Out;
 }
 
@@ -115,22 +123,11 @@ size_t groupMessage(char Sign, pid_t Pid, char *Buf) {
 /// Whether any process of group Pgid is alive (zombies, which the keeper
 /// cannot reap, do not count).
 bool groupHasLiveMember(pid_t Pgid) {
-  DIR *D = opendir("/proc");
-  if (!D)
-    return kill(-Pgid, 0) == 0;
   bool Live = false;
-  while (dirent *E = readdir(D)) {
-    char *End = nullptr;
-    long Pid = std::strtol(E->d_name, &End, 10);
-    if (!End || *End || Pid <= 0)
-      continue;
-    std::optional<ProcStat> S = readProcStat(Pid);
-    if (S && S->PGrp == Pgid && S->State != 'Z') {
-      Live = true;
-      break;
-    }
-  }
-  closedir(D);
+  forEachProcess([&](pid_t, const ProcStat &S) {
+    Live = S.PGrp == Pgid && S.State != 'Z';
+    return !Live;
+  });
   return Live;
 }
 
