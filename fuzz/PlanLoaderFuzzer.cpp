@@ -7,13 +7,23 @@
 // variable name is valid, and every cell id and process name is usable as
 // one file name (no '/', not '.' or '..'), so no output path can leave
 // --out. Accepted plans are also turned into launch commands, as --dry-run
-// does, without running anything.
+// does, without running anything, and their copy for OUT/plan.json is
+// redacted. Nesting is bounded (finding 2 of the second hardening round): a
+// text nested deeper than the loader's 64 levels must be refused. Every
+// input is also redacted as text, which must end and be idempotent
+// (finding 5), and sanitised, which must give valid UTF-8 (finding 1).
 //
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Runtime/LaunchCommand.h"
 #include "arecipe/Runtime/PlanLoader.h"
+#include "arecipe/Runtime/ResultStore.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/ShellQuote.h"
+#include "arecipe/Support/Utf8.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -53,15 +63,43 @@ void checkAccepted(const LaunchPlan &Plan) {
         LaunchCommand L = buildLaunchCommand(Plan, C, P, Settings,
                                              Settings.OutDir + "/cells/" + C.Id);
         require(!L.Command.empty(), "a process with an empty command", P.Name);
-        (void)quoteForDisplay(L.Command);
+        (void)arecipe::support::shellJoin(arecipe::support::redactArgv(L.Command));
       }
     }
   }
+}
+/// The deepest nesting of an accepted plan, counted on the parsed tree
+/// (not on the text, as the loader does, so the oracle is independent).
+size_t nestingDepth(std::string_view Text) {
+  std::optional<nlohmann::json> Root = arecipe::support::parseJsonOrNull(
+      Text, arecipe::support::JsonLimits{1000000, size_t(1) << 30});
+  if (!Root)
+    return 0;
+  size_t Max = 0;
+  std::vector<std::pair<const nlohmann::json *, size_t>> Stack = {{&*Root, 1}};
+  while (!Stack.empty()) {
+    auto [V, Depth] = Stack.back();
+    Stack.pop_back();
+    if (!V->is_structured())
+      continue;
+    Max = std::max(Max, Depth);
+    for (const nlohmann::json &Child : *V)
+      Stack.push_back({&Child, Depth + 1});
+  }
+  return Max;
+}
+
+void checkText(std::string_view Text) {
+  std::string Once = arecipe::support::redact(Text);
+  require(arecipe::support::redact(Once) == Once, "a redaction that changes when repeated", Once);
+  require(arecipe::support::isValidUtf8(arecipe::support::sanitizeUtf8(Text)),
+          "a sanitised text that is not UTF-8", std::string(Text));
 }
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::string_view Text(reinterpret_cast<const char *>(Data), Size);
+  checkText(Text);
   PlanLoadResult R = parseLaunchPlan(Text, 50);
   if (!R.ok()) {
     for (const PlanError &E : R.Errors)
@@ -69,6 +107,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     require(R.Errors.size() <= 50, "more errors than the limit", std::to_string(R.Errors.size()));
     return 0;
   }
+  require(nestingDepth(Text) <= 64, "a plan nested deeper than 64 levels",
+          std::to_string(nestingDepth(Text)));
   checkAccepted(R.Plan);
+  // The copy written to OUT/plan.json: redacted field by field, still JSON.
+  std::string Copy = redactPlanText(std::string(Text));
+  require(arecipe::support::parseJsonOrNull(Copy).has_value(), "a plan copy that is not JSON",
+          Copy);
   return 0;
 }

@@ -4,12 +4,6 @@
 
 #include "arecipe/Client/TokenPrompts.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
-
 using namespace arecipe::client;
 using nlohmann::ordered_json;
 
@@ -154,37 +148,4 @@ ordered_json arecipe::client::buildCellSummary(const CellMetrics &M, const RunRe
     C["loop_realtime_priority"] = Run.ClientLoop->RealtimePriority;
   }
   return J;
-}
-
-bool arecipe::client::writeFileAtomically(const std::string &Path, std::string_view Contents,
-                                          std::string &Err) {
-  std::string Tmp = Path + ".tmp." + std::to_string(getpid());
-  int Fd = open(Tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (Fd < 0) {
-    Err = Tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  const char *P = Contents.data();
-  size_t Left = Contents.size();
-  while (Left) {
-    ssize_t N = write(Fd, P, Left);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N < 0) {
-      Err = Tmp + ": " + std::strerror(errno);
-      close(Fd);
-      unlink(Tmp.c_str());
-      return false;
-    }
-    P += N;
-    Left -= size_t(N);
-  }
-  bool Ok = fsync(Fd) == 0;
-  Ok &= close(Fd) == 0;
-  if (!Ok || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
-    Err = Path + ": " + std::strerror(errno);
-    unlink(Tmp.c_str());
-    return false;
-  }
-  return true;
 }

@@ -5,79 +5,78 @@
 #include "arecipe/Client/Metrics.h"
 #include "arecipe/Client/PromptText.h"
 
-#include <nlohmann/json.hpp>
+#include "arecipe/Support/Json.h"
 
 #include <fstream>
 #include <sstream>
 
 using namespace arecipe::client;
-using nlohmann::json;
-using nlohmann::ordered_json;
+using arecipe::support::json;
+using arecipe::support::JsonErrors;
+using arecipe::support::JsonObject;
+using arecipe::support::ordered_json;
 
 namespace {
+
+/// A trace line is one session: a few kilobytes, a handful of levels deep.
+const arecipe::support::JsonLimits TraceLineLimits{/*MaxDepth=*/64, /*MaxBytes=*/size_t(16) << 20};
+
+/// Reads one session (one line) through the shared validating reader; every
+/// error is "file:line: path: reason".
 class TraceParser {
 public:
-  TraceParser(std::string_view FileName, size_t Line, TraceLoadResult &Result, size_t MaxErrors,
-              size_t &Dropped)
-      : FileName(FileName), Line(Line), Result(Result), MaxErrors(MaxErrors), Dropped(Dropped) {}
+  explicit TraceParser(JsonErrors &Errs) : Errs(Errs) {}
 
-  bool session(const json &J, std::string Path, TraceSession &S, bool AllowSubagents);
+  bool session(const JsonObject &S, TraceSession &Out, bool AllowSubagents);
 
 private:
-  bool error(const std::string &Field, const std::string &Why) {
-    if (Result.Errors.size() < MaxErrors)
-      Result.Errors.push_back(std::string(FileName) + ":" + std::to_string(Line) + ": " + Field +
-                              ": " + Why);
-    else
-      ++Dropped;
+  bool error(const JsonObject &Obj, std::string_view Key, const std::string &Why) {
+    Obj.error(Key, Why);
     return false;
   }
-  bool turn(const json &J, const std::string &Path, TraceTurn &T, bool AllowSubagents);
+  bool turn(const JsonObject &T, TraceTurn &Out, bool AllowSubagents);
 
-  std::string_view FileName;
-  size_t Line;
-  TraceLoadResult &Result;
-  size_t MaxErrors;
-  size_t &Dropped; ///< errors past MaxErrors, counted for the summary line
+  JsonErrors &Errs;
 };
+
 } // namespace
 
-bool TraceParser::session(const json &J, std::string Path, TraceSession &S, bool AllowSubagents) {
-  if (!J.is_object())
-    return error(Path.empty() ? "session" : Path, "expected an object");
-  std::string Prefix = Path.empty() ? "" : Path + ".";
+bool TraceParser::session(const JsonObject &S, TraceSession &Out, bool AllowSubagents) {
+  bool Top = S.path().empty();
   bool Ok = true;
-  if (auto Id = J.find("session_id"); Id != J.end()) {
+  if (const json *Id = S.get("session_id", false)) {
     if (!Id->is_string() || Id->get_ref<const std::string &>().empty())
-      Ok = error(Prefix + "session_id", "expected a non-empty string");
+      Ok = error(S, "session_id", "expected a non-empty string");
     else
-      S.Id = Id->get<std::string>();
-  } else if (Path.empty()) {
-    Ok = error("session_id", "missing");
+      Out.Id = Id->get<std::string>();
+  } else if (Top) {
+    Ok = error(S, "session_id", "missing");
   }
-  auto Turns = J.find("turns");
-  if (Turns == J.end() || !Turns->is_array() || Turns->empty())
-    return error(Prefix + "turns", "expected a non-empty array");
-  for (size_t I = 0; I < Turns->size(); ++I) {
+  const json *Turns = S.get("turns", false);
+  if (!Turns || !Turns->is_array() || Turns->empty())
+    return error(S, "turns", "expected a non-empty array");
+  for (const JsonObject::Element &E : S.list("turns", true)) {
     TraceTurn T;
-    Ok &= turn((*Turns)[I], Prefix + "turns[" + std::to_string(I) + "]", T, AllowSubagents);
-    S.Turns.push_back(std::move(T));
+    if (!E.second->is_object()) {
+      Errs.add(E.first, "expected an object");
+      Ok = false;
+    } else {
+      Ok &= turn(S.element(E), T, AllowSubagents);
+    }
+    Out.Turns.push_back(std::move(T));
   }
   return Ok;
 }
 
-bool TraceParser::turn(const json &J, const std::string &Path, TraceTurn &T,
-                       bool AllowSubagents) {
-  if (!J.is_object())
-    return error(Path, "expected an object");
+bool TraceParser::turn(const JsonObject &J, TraceTurn &T, bool AllowSubagents) {
   bool Ok = true;
-  auto Ids = J.find("hash_ids");
-  if (Ids == J.end() || !Ids->is_array() || Ids->empty()) {
-    Ok = error(Path + ".hash_ids", "expected a non-empty array of block ids");
+  const json *Ids = J.get("hash_ids", false);
+  if (!Ids || !Ids->is_array() || Ids->empty()) {
+    Ok = error(J, "hash_ids", "expected a non-empty array of block ids");
   } else {
     for (const json &Id : *Ids) {
       if (!Id.is_number_unsigned()) {
-        Ok = error(Path + ".hash_ids", "block ids must be non-negative integers");
+        Ok = error(J, "hash_ids", "block ids must be non-negative integers");
         break;
       }
       T.HashIds.push_back(Id.get<uint64_t>());
@@ -85,51 +84,57 @@ bool TraceParser::turn(const json &J, const std::string &Path, TraceTurn &T,
   }
   int64_t MaxTokens = int64_t(T.HashIds.size()) * BlockTokens;
   T.InputTokens = MaxTokens;
-  if (auto In = J.find("input_tokens"); In != J.end()) {
+  if (const json *In = J.get("input_tokens", false)) {
     if (!In->is_number_integer())
-      Ok = error(Path + ".input_tokens", "expected an integer");
+      Ok = error(J, "input_tokens", "expected an integer");
     else if (int64_t V = In->get<int64_t>(); V <= MaxTokens - BlockTokens || V > MaxTokens)
-      Ok = error(Path + ".input_tokens",
+      Ok = error(J, "input_tokens",
                  std::to_string(V) + " does not fit " + std::to_string(T.HashIds.size()) +
-                     " blocks of 64 tokens (expected " + std::to_string(MaxTokens - BlockTokens + 1) +
-                     ".." + std::to_string(MaxTokens) + ")");
+                     " blocks of 64 tokens (expected " +
+                     std::to_string(MaxTokens - BlockTokens + 1) + ".." +
+                     std::to_string(MaxTokens) + ")");
     else
       T.InputTokens = V;
   }
-  auto Out = J.find("output_tokens");
-  if (Out == J.end() || !Out->is_number_integer() || Out->get<int64_t>() <= 0)
-    Ok = error(Path + ".output_tokens", "expected a positive integer");
+  const json *Out = J.get("output_tokens", false);
+  if (!Out || !Out->is_number_integer() || Out->get<int64_t>() <= 0)
+    Ok = error(J, "output_tokens", "expected a positive integer");
   else
     T.OutputTokens = Out->get<int64_t>();
-  if (auto Think = J.find("think_time_s"); Think != J.end()) {
+  if (const json *Think = J.get("think_time_s", false)) {
     if (!Think->is_number() || Think->get<double>() < 0)
-      Ok = error(Path + ".think_time_s", "expected a non-negative number of seconds");
+      Ok = error(J, "think_time_s", "expected a non-negative number of seconds");
     else
       T.ThinkTimeS = Think->get<double>();
   }
-  if (auto Subs = J.find("subagents"); Subs != J.end()) {
+  if (const json *Subs = J.get("subagents", false)) {
     if (!AllowSubagents)
-      return error(Path + ".subagents", "sub-agents may not spawn sub-agents");
+      return error(J, "subagents", "sub-agents may not spawn sub-agents");
     if (!Subs->is_array())
-      return error(Path + ".subagents", "expected an array");
-    for (size_t I = 0; I < Subs->size(); ++I) {
+      return error(J, "subagents", "expected an array");
+    for (const JsonObject::Element &E : J.list("subagents", true)) {
       TraceSession Sub;
-      Ok &= session((*Subs)[I], Path + ".subagents[" + std::to_string(I) + "]", Sub, false);
+      if (!E.second->is_object()) {
+        Errs.add(E.first, "expected an object");
+        Ok = false;
+      } else {
+        Ok &= session(J.element(E), Sub, false);
+      }
       T.Subagents.push_back(std::move(Sub));
     }
   }
-  for (const auto &[Key, V] : J.items())
+  for (const auto &[Key, V] : J.value()->items())
     if (Key != "hash_ids" && Key != "input_tokens" && Key != "output_tokens" &&
         Key != "think_time_s" && Key != "subagents")
-      Ok = error(Path + "." + Key, "unknown field");
+      Ok = error(J, Key, "unknown field");
   return Ok;
 }
 
 TraceLoadResult arecipe::client::parseTrace(std::string_view Text, std::string_view FileName,
                                             size_t MaxErrors) {
   TraceLoadResult Result;
+  JsonErrors Errs(MaxErrors);
   size_t LineNo = 0;
-  size_t Dropped = 0;
   while (!Text.empty()) {
     size_t Nl = Text.find('\n');
     std::string_view Line = Text.substr(0, Nl);
@@ -137,21 +142,24 @@ TraceLoadResult arecipe::client::parseTrace(std::string_view Text, std::string_v
     ++LineNo;
     if (Line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
-    TraceParser P(FileName, LineNo, Result, MaxErrors, Dropped);
-    json J = json::parse(Line.begin(), Line.end(), nullptr, false);
-    if (J.is_discarded()) {
-      if (Result.Errors.size() < MaxErrors)
-        Result.Errors.push_back(std::string(FileName) + ":" + std::to_string(LineNo) +
-                                ": session: not valid JSON");
-      else
-        ++Dropped;
+    Errs.setContext(std::string(FileName) + ":" + std::to_string(LineNo) + ": ");
+    json J;
+    arecipe::support::JsonSyntaxError Syntax;
+    if (!arecipe::support::parseJson(Line, J, Syntax, TraceLineLimits)) {
+      Errs.add("session", "not valid JSON");
+      continue;
+    }
+    if (!J.is_object()) {
+      Errs.add("session", "expected an object");
       continue;
     }
     TraceSession S;
-    if (P.session(J, "", S, true))
+    if (TraceParser(Errs).session(JsonObject(&J, "", Errs), S, true))
       Result.Sessions.push_back(std::move(S));
   }
-  if (Dropped)
+  for (const JsonErrors::Entry &E : Errs.entries())
+    Result.Errors.push_back(E.Path + ": " + E.Message);
+  if (size_t Dropped = Errs.dropped())
     Result.Errors.push_back(std::string(FileName) + ": and " + std::to_string(Dropped) +
                             " more error" + (Dropped == 1 ? "" : "s"));
   if (Result.Sessions.empty() && Result.Errors.empty())

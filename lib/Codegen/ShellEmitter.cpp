@@ -8,27 +8,14 @@
 
 #include "arecipe/Codegen/ShellEmitter.h"
 
+#include "arecipe/Support/ShellQuote.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace arecipe;
 using namespace arecipe::codegen;
-
-std::string codegen::shellQuote(llvm::StringRef S) {
-  auto Safe = [](char C) {
-    return llvm::isAlnum(C) || llvm::StringRef("_./:=@%+-").contains(C);
-  };
-  if (!S.empty() && llvm::all_of(S, Safe))
-    return S.str();
-  std::string Out = "'";
-  for (char C : S) {
-    if (C == '\'')
-      Out += "'\\''";
-    else
-      Out += C;
-  }
-  return Out + "'";
-}
+using arecipe::support::shellQuote;
 
 /// Bash has no `{node_addr:K}`: in print mode it is printed as the plan has
 /// it, at launch it becomes ARECIPE_NODE_ADDR_<K> (default 127.0.0.1).

@@ -4,7 +4,9 @@
 
 #include "arecipe/Client/Metrics.h"
 #include "arecipe/Client/RequestRecord.h"
-#include "arecipe/Report/Redaction.h"
+#include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,30 +21,30 @@ namespace arecipe::report {
 
 namespace {
 
+/// Any file of a results directory may come from another version, a
+/// killed run or a person: read within bounds (the plan as large as the
+/// loader allows), and every field below with its type checked, so a
+/// missing or odd figure is shown blank instead of costing the report.
 std::optional<json> readJson(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
+  std::optional<support::ordered_json> J =
+      support::readJsonFile(Path, support::JsonLimits{64, size_t(256) << 20});
+  if (!J)
     return std::nullopt;
-  std::stringstream SS;
-  SS << In.rdbuf();
-  json J = json::parse(SS.str(), nullptr, false);
-  if (J.is_discarded())
-    return std::nullopt;
-  return J;
+  return json(*J);
 }
 
-/// The value at Pointer when it is a number: summaries from older or
-/// interrupted runs may lack any field, and a missing figure is shown blank.
-std::optional<double> numberAt(const json &J, const char *Pointer) {
-  json::json_pointer P(Pointer);
-  if (!J.contains(P) || !J.at(P).is_number())
-    return std::nullopt;
-  return J.at(P).get<double>();
-}
+using support::numberAt;
+using support::stringAt;
 
-std::string stringAt(const json &J, const char *Key) {
-  auto It = J.find(Key);
-  return It != J.end() && It->is_string() ? It->get<std::string>() : std::string();
+/// An int field, or 0 when absent, of another type or out of range.
+int intAt(const json &J, const char *Key) {
+  auto It = J.is_object() ? J.find(Key) : J.end();
+  if (It == J.end() || !It->is_number_integer())
+    return 0;
+  int64_t V = It->is_number_unsigned() && It->get<uint64_t>() > uint64_t(INT32_MAX)
+                  ? INT32_MAX
+                  : It->get<int64_t>();
+  return V < INT32_MIN || V > INT32_MAX ? 0 : int(V);
 }
 
 void readKnobs(const json &PlanCell, CellResult &C) {
@@ -54,12 +56,13 @@ void readKnobs(const json &PlanCell, CellResult &C) {
       continue;
     KnobValue V;
     V.Name = stringAt(K, "name");
-    V.Value = K.contains("value") ? K["value"].dump() : "null";
-    V.Value = isSecretName(V.Name) ? RedactedValue : redactSecrets(V.Value);
+    V.Value = K.contains("value") ? support::dumpJson(K["value"]) : "null";
+    V.Value = support::isSecretName(V.Name) ? std::string(support::RedactedMarker)
+                                            : support::redact(V.Value);
     if (auto O = K.find("origin"); O != K.end() && O->is_object()) {
       V.File = stringAt(*O, "file");
-      V.Line = O->value("line", 0);
-      V.Col = O->value("col", 0);
+      V.Line = intAt(*O, "line");
+      V.Col = intAt(*O, "col");
       V.Level = stringAt(*O, "level");
     }
     C.Knobs.push_back(std::move(V));
@@ -71,30 +74,30 @@ void readServerCommand(const json &PlanCell, CellResult &C) {
   if (Processes == PlanCell.end() || !Processes->is_array())
     return;
   for (const json &P : *Processes) {
-    if (!P.is_object() || !P.value("serves_api", false) || !P.contains("argv") ||
-        !P["argv"].is_array())
+    if (!support::boolAt(P, "serves_api", false) || !P.contains("argv") || !P["argv"].is_array())
       continue;
     std::vector<std::string> Argv;
     for (const json &W : P["argv"])
       if (W.is_string())
         Argv.push_back(W.get<std::string>());
-    C.ServerCommand = redactArgv(Argv);
+    C.ServerCommand = support::redactArgv(Argv);
     return;
   }
 }
 
 void readSummary(const json &S, CellResult &C) {
-  const json Run = S.value("arecipe_run", json::object());
-  C.Status = Run.value("status", std::string("unknown"));
-  C.Reason = redactSecrets(Run.value("reason", std::string()));
-  C.FailedPhase = Run.value("failed_phase", std::string());
-  C.FailedProcess = Run.value("failed_process", std::string());
-  C.LogTail = redactSecrets(Run.value("log_tail", std::string()));
-  C.StartedAt = Run.value("started_at", std::string());
+  const json *RunObject = support::objectAt(S, "arecipe_run");
+  const json Run = RunObject ? *RunObject : json::object();
+  C.Status = stringAt(Run, "status", "unknown");
+  C.Reason = support::redact(stringAt(Run, "reason"));
+  C.FailedPhase = stringAt(Run, "failed_phase");
+  C.FailedProcess = stringAt(Run, "failed_process");
+  C.LogTail = support::redact(stringAt(Run, "log_tail"));
+  C.StartedAt = stringAt(Run, "started_at");
   if (auto W = Run.find("warnings"); W != Run.end() && W->is_array())
     for (const json &Line : *W)
       if (Line.is_string())
-        C.Warnings.push_back(redactSecrets(Line.get<std::string>()));
+        C.Warnings.push_back(support::redact(Line.get<std::string>()));
   C.TotalPerGpu = numberAt(S, "/request_metrics/throughput/per_gpu/total");
   C.OutputPerGpu = numberAt(S, "/request_metrics/throughput/per_gpu/output");
   C.P90Interactivity = numberAt(S, "/arecipe_client/p90_interactivity");
@@ -176,69 +179,92 @@ std::optional<LatencyQuantiles> quantilesOf(std::vector<double> Values) {
   return Q;
 }
 
-namespace {
+namespace {} // namespace
 
-std::optional<SweepResults> loadSweep(const std::string &Dir, std::string &Err) {
+bool SweepResultsReader::load(const std::string &Dir, std::string &Err) {
   std::optional<json> Plan = readJson(Dir + "/plan.json");
   if (!Plan || !Plan->is_object() || !Plan->contains("cells") || !(*Plan)["cells"].is_array()) {
     Err = Dir + ": not a results directory (no readable plan.json)";
-    return std::nullopt;
+    return false;
   }
-  SweepResults S;
+  S = SweepResults();
   S.Dir = Dir;
-  const json Recipe = Plan->value("recipe", json::object());
-  S.Recipe = stringAt(Recipe, "name");
-  S.RecipeFile = stringAt(Recipe, "file");
-  S.Model = stringAt(Plan->value("model", json::object()), "id");
+  auto Field = [&](const char *Object, const char *Key) {
+    const json *O = support::objectAt(*Plan, Object);
+    return O ? stringAt(*O, Key) : std::string();
+  };
+  S.Recipe = Field("recipe", "name");
+  S.RecipeFile = Field("recipe", "file");
+  S.Model = Field("model", "id");
   S.Image = stringAt(*Plan, "image");
-  S.Hardware = stringAt(Plan->value("hardware", json::object()), "name");
-  S.Engine = stringAt(Plan->value("engine", json::object()), "name");
-  if (std::optional<json> Results = readJson(Dir + "/results.json");
-      Results && Results->is_object()) {
-    S.Simulated = Results->value("simulated", false);
-    S.TimeScale = Results->value("time_scale", 1.0);
+  S.Hardware = Field("hardware", "name");
+  S.Engine = Field("engine", "name");
+  if (std::optional<json> Results = readJson(Dir + "/results.json")) {
+    S.Simulated = support::boolAt(*Results, "simulated", false);
+    S.TimeScale = numberAt(*Results, "/time_scale").value_or(1.0);
   }
+  FromPlan.clear();
+  Versions.clear();
   for (const json &PlanCell : (*Plan)["cells"]) {
     if (!PlanCell.is_object())
       continue;
     CellResult C;
     C.Id = stringAt(PlanCell, "id");
-    C.Conc = PlanCell.value("conc", 0);
+    C.Conc = intAt(PlanCell, "conc");
     C.Band = stringAt(PlanCell, "band");
     C.ServerFrom = stringAt(PlanCell, "server_from");
-    C.Gpus = PlanCell.value("gpus", 0);
+    C.Gpus = intAt(PlanCell, "gpus");
     C.Status = "pending";
     readKnobs(PlanCell, C);
     readServerCommand(PlanCell, C);
-    std::string CellDir = Dir + "/cells/" + C.Id;
+    FromPlan.push_back(C);
+    S.Cells.push_back(std::move(C));
+    Versions.emplace_back();
+  }
+  refresh();
+  return true;
+}
+
+void SweepResultsReader::refresh() {
+  for (size_t I = 0; I < S.Cells.size(); ++I) {
+    std::string CellDir = S.Dir + "/cells/" + FromPlan[I].Id;
+    // A cell is read again only when its summary or records changed, so a
+    // report rebuilt after every cell reads only that cell.
+    std::string Version = support::fileVersion(CellDir + "/summary.json") + "/" +
+                          support::fileVersion(CellDir + "/records.jsonl") + "/" +
+                          support::fileVersion(CellDir + "/records.partial.jsonl");
+    if (Version == Versions[I])
+      continue;
+    Versions[I] = Version;
+    CellResult C = FromPlan[I];
     if (std::optional<json> Summary = readJson(CellDir + "/summary.json");
         Summary && Summary->is_object()) {
       readSummary(*Summary, C);
       // results.json lags a cell behind when a run was killed; the summary
       // says as well whether its figures are simulated.
-      const json Run = Summary->value("arecipe_run", json::object());
-      if (Run.value("simulated", false)) {
+      const json *Run = support::objectAt(*Summary, "arecipe_run");
+      if (Run && support::boolAt(*Run, "simulated", false)) {
         S.Simulated = true;
-        S.TimeScale = Run.value("time_scale", S.TimeScale);
+        S.TimeScale = numberAt(*Run, "/time_scale").value_or(S.TimeScale);
       }
     }
     if (C.Status != "pending")
       readRecords(CellDir, C);
     if ((C.Status == "failed" || C.Status == "invalid") && C.LogTail.empty() &&
         !C.FailedProcess.empty())
-      C.LogTail = redactSecrets(tailOfLog(CellDir + "/" + C.FailedProcess + ".log", 30));
-    S.Cells.push_back(std::move(C));
+      C.LogTail = support::redact(tailOfLog(CellDir + "/" + C.FailedProcess + ".log", 30));
+    S.Cells[I] = std::move(C);
   }
-  return S;
 }
-
-} // namespace
 
 std::optional<SweepResults> loadSweepResults(const std::string &Dir, std::string &Err) {
   // A field of an unexpected type (a hand-edited plan, a summary from a
   // future version) must cost the report, never the sweep that writes it.
   try {
-    return loadSweep(Dir, Err);
+    SweepResultsReader Reader;
+    if (!Reader.load(Dir, Err))
+      return std::nullopt;
+    return Reader.results();
   } catch (const json::exception &E) {
     Err = Dir + ": unexpected content: " + E.what();
     return std::nullopt;

@@ -10,9 +10,13 @@
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/HttpCall.h"
 #include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Runtime/PortOwner.h"
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ReadinessProbe.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
 
 #include <fmt/format.h>
 
@@ -91,7 +95,14 @@ class CountingSink : public client::RecordSink {
 public:
   explicit CountingSink(const std::string &Path) : File(Path) {}
   void write(const client::RequestRecord &R) override {
-    File.write(R);
+    // A record quotes the engine's error answer: redacted like every output.
+    if (!R.ErrorMessage.empty()) {
+      client::RequestRecord Copy = R;
+      Copy.ErrorMessage = support::redact(R.ErrorMessage);
+      File.write(Copy);
+    } else {
+      File.write(R);
+    }
     if (R.RequestPhase != client::Phase::Measured)
       return;
     if (!Measuring.exchange(true))
@@ -144,10 +155,12 @@ private:
   ordered_json processInfo(const RunningProcess &R) const;
 
   bool startProcess(RunningProcess &R);
+  /// Once R is ready: what listens on its port is R or a descendant.
+  bool checkListener(RunningProcess &R);
   bool dependenciesReady(const ProcessSpec &P) const;
   /// A process that is not running any more fails the cell.
   bool checkAlive(const char *During);
-  void failWith(CellStatus St, std::string Why, const RunningProcess *Culprit = nullptr);
+  void failWith(CellStatus St, std::string Why, RunningProcess *Culprit = nullptr);
   bool interrupted();
   milliseconds wallFloor(double PlanSeconds, milliseconds Floor) const;
   RunningProcess *find(const std::string &Name);
@@ -173,7 +186,7 @@ private:
   std::string Reason, FailedProcess, LogTail, FailedPhase, CurrentPhase;
 };
 
-void CellExecution::failWith(CellStatus St, std::string Why, const RunningProcess *Culprit) {
+void CellExecution::failWith(CellStatus St, std::string Why, RunningProcess *Culprit) {
   if (Status != CellStatus::Ok)
     return; // the first failure is the cause; later ones are consequences
   Status = St;
@@ -181,6 +194,7 @@ void CellExecution::failWith(CellStatus St, std::string Why, const RunningProces
   FailedPhase = CurrentPhase;
   if (Culprit) {
     FailedProcess = Culprit->Spec->Name;
+    Culprit->Child.settleOutput(milliseconds(500));
     LogTail = tailOfFile(Culprit->Launch.LogPath, LogTailLines);
   }
 }
@@ -282,23 +296,24 @@ void CellExecution::writeRankReport(const char *State) {
     Ps[R.Spec->Name]["ready"] = R.Ready;
   }
   std::string Err;
-  if (!writeFileAtomically(rankReportPath(rank()), Report.dump(2) + "\n", Err))
+  if (!writeOutputJson(rankReportPath(rank()), Report, Err))
     Warnings.push_back(Err);
 }
 
 ordered_json CellExecution::readRankReport(int Rank) const {
-  std::ifstream In(rankReportPath(Rank));
-  if (!In)
-    return nullptr;
-  ordered_json J = ordered_json::parse(In, nullptr, /*allow_exceptions=*/false);
-  return J.is_object() ? J : ordered_json(nullptr);
+  // Written by another node's arecipe-run on a shared file system: read
+  // within bounds, and every field below with its type checked.
+  std::optional<ordered_json> J =
+      support::readJsonFile(rankReportPath(Rank), support::JsonLimits{64, size_t(16) << 20});
+  return J && J->is_object() ? *J : ordered_json(nullptr);
 }
 
 bool CellExecution::remoteProcessReady(const std::string &Name) const {
   const ProcessSpec *P = C.findProcess(Name);
   ordered_json Report = readRankReport(P->NodeRank);
-  return Report.is_object() && Report["processes"].contains(Name) &&
-         Report["processes"][Name].value("ready", false);
+  const ordered_json *Processes = support::objectAt(Report, "processes");
+  const ordered_json *Info = Processes ? support::objectAt(*Processes, Name) : nullptr;
+  return Info && support::boolAt(*Info, "ready", false);
 }
 
 bool CellExecution::checkOtherRanks() {
@@ -312,14 +327,14 @@ bool CellExecution::checkOtherRanks() {
   }
   for (int Rank = 1; Rank < C.Nodes; ++Rank) {
     ordered_json Report = readRankReport(Rank);
-    if (!Report.is_object() || Report.value("state", "") != "failed")
+    if (support::stringAt(Report, "state") != "failed")
       continue;
     failWith(CellStatus::Failed,
-             fmt::format("node rank {} ({}): {}", Rank, Report.value("node", "?"),
-                         Report.value("reason", "failed")));
+             fmt::format("node rank {} ({}): {}", Rank, support::stringAt(Report, "node", "?"),
+                         support::stringAt(Report, "reason", "failed")));
     if (FailedProcess.empty() && LogTail.empty()) {
-      FailedProcess = Report.value("failed_process", "");
-      LogTail = Report.value("log_tail", "");
+      FailedProcess = support::stringAt(Report, "failed_process");
+      LogTail = support::stringAt(Report, "log_tail");
     }
     return false;
   }
@@ -335,7 +350,7 @@ void CellExecution::waitForOtherRanksTeardown() {
     ordered_json Report;
     while (true) {
       Report = readRankReport(Rank);
-      std::string State = Report.is_object() ? Report.value("state", "") : "";
+      std::string State = support::stringAt(Report, "state");
       if (State == "stopped" || State == "failed" || Clock::now() >= Deadline)
         break;
       std::this_thread::sleep_for(PollInterval);
@@ -344,12 +359,14 @@ void CellExecution::waitForOtherRanksTeardown() {
       Warnings.push_back(fmt::format("node rank {} never reported", Rank));
       continue;
     }
-    std::string State = Report.value("state", "");
+    std::string State = support::stringAt(Report, "state");
     if (State != "stopped" && State != "failed")
       Warnings.push_back(fmt::format("node rank {} ({}) did not report its teardown (last state: {})",
-                                     Rank, Report.value("node", "?"), State));
-    for (auto &[Name, Info] : Report["processes"].items())
-      RemoteProcesses[Name] = Info;
+                                     Rank, support::stringAt(Report, "node", "?"), State));
+    if (const ordered_json *Processes = support::objectAt(Report, "processes"))
+      for (auto &[Name, Info] : Processes->items())
+        if (Info.is_object())
+          RemoteProcesses[Name] = Info;
   }
 }
 
@@ -382,11 +399,30 @@ bool CellExecution::startProcess(RunningProcess &R) {
   }
   std::string Err;
   if (!R.Launch.SimSpecPath.empty() &&
-      !writeFileAtomically(R.Launch.SimSpecPath, Plan.SimSpec, Err)) {
+      !support::writeFileAtomically(R.Launch.SimSpecPath, Plan.SimSpec, Err)) {
     failWith(CellStatus::Failed, fmt::format("cannot start process '{}': {}", P.Name, Err));
     return false;
   }
+  // A server already on a fixed port would answer the readiness probe and
+  // be measured in this one's place (finding 13 of the second hardening
+  // round).
+  if (P.Port && *P.Port > 0) {
+    std::vector<PortListener> Taken = listenersOnPort(*P.Port);
+    if (!Taken.empty()) {
+      failWith(CellStatus::Failed,
+               fmt::format("port {} of process '{}' is already in use by {}: another server "
+                           "would be measured in its place",
+                           *P.Port, P.Name, describeListener(Taken.front())));
+      return false;
+    }
+  }
+  // Known to the keeper before it exists: a runtime killed now must still
+  // have the container removed.
+  if (!R.Launch.ContainerName.empty())
+    keepContainer(R.Launch.ContainerName, containerRemoveCommand(Plan, R.Launch.ContainerName));
   if (!R.Child.start(R.Launch.Command, R.Launch.Env, R.Launch.LogPath, Err)) {
+    if (!R.Launch.ContainerName.empty())
+      forgetContainer(R.Launch.ContainerName);
     failWith(CellStatus::Failed, fmt::format("cannot start process '{}': {}", P.Name, Err));
     return false;
   }
@@ -394,6 +430,24 @@ bool CellExecution::startProcess(RunningProcess &R) {
                   wallFloor(P.Ready.StartupTimeoutS, milliseconds(1000)),
                   wallFloor(P.Ready.StallTimeoutS, milliseconds(1000)));
   Progress.phase("starting " + P.Name);
+  return true;
+}
+
+bool CellExecution::checkListener(RunningProcess &R) {
+  // A container's engine runs under the container runtime, not under the
+  // `docker run` client this runtime started: its ownership cannot be told.
+  std::optional<int> Port = R.Probe->port();
+  if (!R.Spec->HttpEndpoints || !Port || !R.Launch.ContainerName.empty())
+    return true;
+  for (const PortListener &L : listenersOnPort(*Port))
+    if (L.Pid == 0 || !belongsToProcessTree(L.Pid, R.Child.pid())) {
+      failWith(CellStatus::Failed,
+               fmt::format("process '{}' is not what answers on port {}: it is {}, which is not "
+                           "'{}' nor one of its descendants",
+                           R.Spec->Name, *Port, describeListener(L), R.Spec->Name),
+               &R);
+      return false;
+    }
   return true;
 }
 
@@ -431,6 +485,8 @@ bool CellExecution::startUp() {
         continue;
       }
       Readiness State = R.Probe->poll(R.Child);
+      if (State == Readiness::Ready && !checkListener(R))
+        return false;
       if (State == Readiness::Ready) {
         R.Ready = true;
         R.StartupS = seconds(R.Probe->elapsed());
@@ -596,7 +652,7 @@ ordered_json CellExecution::metadata() const {
                                  {"dcp", "dcp_size"}})
     for (const Knob &K : C.Knobs)
       if (K.Name == KnobName)
-        M[Field] = ordered_json::parse(K.ValueJson, nullptr, false);
+        M[Field] = support::parseOrderedJsonOrNull(K.ValueJson).value_or(nullptr);
   M["cell"] = C.Id;
   M["band"] = C.Band.empty() ? ordered_json(nullptr) : ordered_json(C.Band);
   M["gpus"] = C.Gpus;
@@ -739,9 +795,11 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   if (S.Simulate)
     rescaleToSimulatedTime(Run);
   std::string Records;
-  for (const client::RequestRecord &R : Run.Records)
+  for (client::RequestRecord &R : Run.Records) {
+    R.ErrorMessage = support::redact(R.ErrorMessage);
     Records += client::recordToJsonLine(R) + "\n";
-  if (!writeFileAtomically(Dir + "/records.jsonl", Records, Err)) {
+  }
+  if (!support::writeFileAtomically(Dir + "/records.jsonl", Records, Err)) {
     failWith(CellStatus::Failed, Err);
     return false;
   }
@@ -777,7 +835,7 @@ void CellExecution::teardown() {
   Progress.phase("teardown");
   if (multiNode() && rank() == 0) {
     std::string Err;
-    if (!writeFileAtomically(stopPath(), "stop\n", Err))
+    if (!support::writeFileAtomically(stopPath(), "stop\n", Err))
       Warnings.push_back(Err);
   }
   for (auto It = Procs.rbegin(); It != Procs.rend(); ++It) {
@@ -794,6 +852,7 @@ void CellExecution::teardown() {
       if (!Rm.succeeded())
         Warnings.push_back(
             fmt::format("removing container {}: {}", R.Launch.ContainerName, Rm.describe()));
+      forgetContainer(R.Launch.ContainerName);
     }
   }
   if (size_t Orphans = killAdoptedOrphans())

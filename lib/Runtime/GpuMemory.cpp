@@ -2,6 +2,8 @@
 
 #include "arecipe/Runtime/GpuMemory.h"
 
+#include "arecipe/Support/Json.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -41,7 +43,7 @@ std::optional<double> amdQuantity(const json &V) {
   if (V.is_number())
     return V.get<double>() * unitBytes("MB");
   if (V.is_object() && V.contains("value") && V["value"].is_number()) {
-    double Scale = unitBytes(V.value("unit", std::string("MB")));
+    double Scale = unitBytes(support::stringAt(V, "unit", "MB"));
     return Scale > 0 ? std::optional<double>(V["value"].get<double>() * Scale) : std::nullopt;
   }
   if (V.is_string()) {
@@ -59,7 +61,7 @@ std::optional<double> amdQuantity(const json &V) {
 }
 
 std::optional<std::vector<GpuMemory>> parseAmdSmi(const std::string &Output, std::string &Err) {
-  json J = json::parse(Output, nullptr, false);
+  json J = support::parseJsonOrNull(Output).value_or(json());
   if (J.is_object() && J.contains("gpu_data"))
     J = J["gpu_data"];
   if (J.is_object())
@@ -92,7 +94,7 @@ std::optional<std::vector<GpuMemory>> parseAmdSmi(const std::string &Output, std
 }
 
 std::optional<std::vector<GpuMemory>> parseRocmSmi(const std::string &Output, std::string &Err) {
-  json J = json::parse(Output, nullptr, false);
+  json J = support::parseJsonOrNull(Output).value_or(json());
   if (!J.is_object()) {
     Err = "rocm-smi output is not a JSON object";
     return std::nullopt;

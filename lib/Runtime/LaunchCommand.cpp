@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 
 namespace arecipe::runtime {
 
@@ -90,6 +89,9 @@ Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::s
     Inner.insert(Inner.begin(), Unset.begin(), Unset.end());
   }
   Out.push_back("--entrypoint=" + Inner.front());
+  // Whatever the image and the argv say, they are not options of `run`
+  // (the loader also refuses an image that starts with '-').
+  Out.push_back("--");
   Out.push_back(Plan.Image);
   Out.insert(Out.end(), Inner.begin() + 1, Inner.end());
   return Out;
@@ -175,25 +177,6 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
 
 Argv containerRemoveCommand(const LaunchPlan &Plan, const std::string &ContainerName) {
   return {Plan.Container ? Plan.Container->Runtime : "docker", "rm", "-f", ContainerName};
-}
-
-std::string quoteForDisplay(const Argv &Command) {
-  std::string Out;
-  for (const std::string &A : Command) {
-    bool Plain = !A.empty();
-    for (char Ch : A)
-      Plain &= std::isalnum(static_cast<unsigned char>(Ch)) ||
-               std::string_view("@%+=:,./_-").find(Ch) != std::string_view::npos;
-    std::string Q = A;
-    if (!Plain) {
-      Q = "'";
-      for (char Ch : A)
-        Q += Ch == '\'' ? std::string("'\\''") : std::string(1, Ch);
-      Q += "'";
-    }
-    Out += (Out.empty() ? "" : " ") + Q;
-  }
-  return Out;
 }
 
 } // namespace arecipe::runtime

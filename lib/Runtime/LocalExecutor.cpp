@@ -7,11 +7,16 @@
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
-#include "arecipe/Report/Redaction.h"
+#include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/ShellQuote.h"
+#include "arecipe/Support/Utf8.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <iterator>
 #include <set>
 
 namespace arecipe::runtime {
@@ -37,8 +42,8 @@ std::string describeEnv(const ChildEnvironment &Env) {
     Out += fmt::format(" -{}", N);
   for (const auto &[K, V] : Env.Set)
     Out += fmt::format(" {}={}", K,
-                       report::isSecretName(K) ? std::string(report::RedactedValue)
-                                               : quoteForDisplay({V}));
+                       support::isSecretName(K) ? std::string(support::RedactedMarker)
+                                                : support::shellJoin({V}));
   return Out;
 }
 
@@ -58,99 +63,131 @@ std::string planSeconds(const RunSettings &S, double Seconds) {
   return fmt::format("{} s (wall {:.3f} s)", Seconds, S.wall(Seconds).count() / 1000.0);
 }
 
-void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std::FILE *Out) {
+void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std::string &Out) {
   std::string Dir = S.OutDir + "/cells/" + C.Id;
-  fmt::print(Out, "cell {} (conc {}{}, {} GPUs)\n", C.Id, C.Conc,
-             C.Band.empty() ? "" : ", band " + C.Band, C.Gpus);
+  fmt::format_to(std::back_inserter(Out), "cell {} (conc {}{}, {} GPUs)\n", C.Id, C.Conc,
+                 C.Band.empty() ? "" : ", band " + C.Band, C.Gpus);
   for (size_t I = 0; I < C.Preflight.size(); ++I)
-    fmt::print(Out, "  preflight[{}]: {}\n", I, describePreflightAction(C.Preflight[I]));
+    fmt::format_to(std::back_inserter(Out), "  preflight[{}]: {}\n", I,
+                   describePreflightAction(C.Preflight[I]));
   for (const ProcessSpec &P : C.Processes) {
     LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
-    fmt::print(Out, "  process {} ({}){}{}\n", P.Name, P.Role,
-               P.Port ? fmt::format(", port {}", *P.Port) : "",
-               P.After.empty() ? "" : fmt::format(", after {}", fmt::join(P.After, " ")));
-    fmt::print(Out, "    log: {}\n", L.LogPath);
+    fmt::format_to(std::back_inserter(Out), "  process {} ({}){}{}\n", P.Name, P.Role,
+                   P.Port ? fmt::format(", port {}", *P.Port) : "",
+                   P.After.empty() ? "" : fmt::format(", after {}", fmt::join(P.After, " ")));
+    fmt::format_to(std::back_inserter(Out), "    log: {}\n", L.LogPath);
     if (!L.Env.Set.empty() || !L.Env.Unset.empty())
-      fmt::print(Out, "    env:{}\n", describeEnv(L.Env));
-    fmt::print(Out, "    exec: {}\n", quoteForDisplay(report::redactArgv(L.Command)));
+      fmt::format_to(std::back_inserter(Out), "    env:{}\n", describeEnv(L.Env));
+    fmt::format_to(std::back_inserter(Out), "    exec: {}\n",
+                   support::shellJoin(support::redactArgv(L.Command)));
     if (P.HttpEndpoints)
-      fmt::print(Out,
-                 "    ready: GET {} = 200, GET {} lists '{}', alive; start-up timeout {}, "
-                 "stall timeout {}\n",
-                 P.HttpEndpoints->Health, P.HttpEndpoints->Models, P.Ready.RequiresModel,
-                 planSeconds(S, P.Ready.StartupTimeoutS), planSeconds(S, P.Ready.StallTimeoutS));
+      fmt::format_to(std::back_inserter(Out),
+                     "    ready: GET {} = 200, GET {} lists '{}', alive; start-up timeout {}, "
+                     "stall timeout {}\n",
+                     P.HttpEndpoints->Health, P.HttpEndpoints->Models, P.Ready.RequiresModel,
+                     planSeconds(S, P.Ready.StartupTimeoutS),
+                     planSeconds(S, P.Ready.StallTimeoutS));
     else
-      fmt::print(Out, "    ready: running\n");
+      fmt::format_to(std::back_inserter(Out), "    ready: running\n");
   }
-  fmt::print(Out, "  client: {} concurrency {} -> {} model '{}'\n", describeWorkload(C.Client),
-             C.Client.Concurrency, C.Client.Target, C.Client.ServedModelName);
+  fmt::format_to(std::back_inserter(Out), "  client: {} concurrency {} -> {} model '{}'\n",
+                 describeWorkload(C.Client), C.Client.Concurrency, C.Client.Target,
+                 C.Client.ServedModelName);
   for (const ProfileWindow &W : C.Profile)
-    fmt::print(Out, "  profile: start {} after the measured window opens, for {}\n",
-               planSeconds(S, W.StartS), planSeconds(S, W.DurationS));
-  fmt::print(
-      Out, "  validity: error rate <= {}{}\n", C.Validity.MaxErrorRate,
+    fmt::format_to(std::back_inserter(Out),
+                   "  profile: start {} after the measured window opens, for {}\n",
+                   planSeconds(S, W.StartS), planSeconds(S, W.DurationS));
+  fmt::format_to(
+      std::back_inserter(Out), "  validity: error rate <= {}{}\n", C.Validity.MaxErrorRate,
       C.Validity.RequiredMetricPrefix.empty()
           ? ""
           : fmt::format(", a server metric with prefix '{}'", C.Validity.RequiredMetricPrefix));
-  fmt::print(Out, "  teardown: SIGTERM to each process group, {:.1f} s grace, SIGKILL",
-             S.TeardownGrace.count() / 1000.0);
+  fmt::format_to(std::back_inserter(Out),
+                 "  teardown: SIGTERM to each process group, {:.1f} s grace, SIGKILL",
+                 S.TeardownGrace.count() / 1000.0);
   for (const ProcessSpec &P : C.Processes) {
     LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
     if (!L.ContainerName.empty())
-      fmt::print(Out, "; {}", quoteForDisplay(containerRemoveCommand(Plan, L.ContainerName)));
+      fmt::format_to(std::back_inserter(Out), "; {}",
+                     support::shellJoin(containerRemoveCommand(Plan, L.ContainerName)));
   }
-  fmt::print(Out, "; wait for free ports\n");
+  fmt::format_to(std::back_inserter(Out), "; wait for free ports\n");
 }
 
 } // namespace
 
-void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *Out) {
+void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) {
+  // Built whole, then printed through the same redaction as every output.
+  std::string Out;
   std::vector<std::string> Unknown;
   std::vector<const Cell *> Cells = selectCells(Plan, S, Unknown);
-  fmt::print(Out, "plan {} ({}), {} of {} cells, results in {}\n", Plan.RecipeName, Plan.Schema,
-             Cells.size(), Plan.Cells.size(), S.OutDir);
+  fmt::format_to(std::back_inserter(Out), "plan {} ({}), {} of {} cells, results in {}\n",
+                 Plan.RecipeName, Plan.Schema, Cells.size(), Plan.Cells.size(), S.OutDir);
   if (S.Simulate)
-    fmt::print(Out, "simulated: engines replaced by {}, time scale {}\n", S.SimulatorPath,
-               S.TimeScale);
+    fmt::format_to(std::back_inserter(Out), "simulated: engines replaced by {}, time scale {}\n",
+                   S.SimulatorPath, S.TimeScale);
   for (const Cell *C : Cells) {
     if (S.Resume)
-      fmt::print(Out, "(--resume: skipped if cells/{}/summary.json is finished for this plan)\n",
-                 C->Id);
+      fmt::format_to(std::back_inserter(Out),
+                     "(--resume: skipped if cells/{}/summary.json is finished for this plan)\n",
+                     C->Id);
     printCell(Plan, *C, S, Out);
   }
+  std::string Safe = support::sanitizeUtf8(support::redact(Out));
+  std::fwrite(Safe.data(), 1, Safe.size(), File);
 }
 
 int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const RunSettings &S,
                   ProgressReport &Progress) {
-  ResultStore Store(S.OutDir);
+  ResultStore Store(S.OutDir, S.Simulate, S.TimeScale);
   std::string Err;
   // One node rank of a Slurm sweep writes only its cell: the plan copy and
-  // the sweep files are the submitter's, which collects every cell.
+  // the sweep files are the submitter's, which collects every cell. (The
+  // caller holds the lock on --out: OutputLock.)
   bool OnAllocation = S.NodeRank >= 0;
-  if (!Store.create(Err) ||
-      (!OnAllocation && !writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err))) {
+  bool Ready = Store.create(Err);
+  // The plan copy is redacted as JSON, field by field (redactPlanText).
+  Ready = Ready && (OnAllocation || support::writeFileAtomically(S.OutDir + "/plan.json",
+                                                                 redactPlanText(PlanText), Err));
+  // The simulator's sandboxes are written by the engines: real directories.
+  if (Ready && S.Simulate) {
+    Ready = makeRealDirectory(S.OutDir + "/.sim-gpu-memory", Err) &&
+            makeRealDirectory(simulatedGpuMemoryDir(S), Err) &&
+            makeRealDirectory(simulatedHfHome(S), Err);
+  }
+  if (!Ready) {
     Progress.message("error: " + Err);
     return 2;
-  }
-  if (S.Simulate) {
-    std::error_code Ec;
-    std::filesystem::create_directories(simulatedGpuMemoryDir(S), Ec);
-    if (Ec) {
-      Progress.message(
-          fmt::format("error: cannot create {}: {}", simulatedGpuMemoryDir(S), Ec.message()));
-      return 2;
-    }
   }
   std::vector<std::string> Unknown;
   std::vector<const Cell *> Cells = selectCells(Plan, S, Unknown);
   size_t Ok = 0, Bad = 0, Skipped = 0;
   int Exit = 0;
+  // The sweep files cover every cell, so rebuilding them costs time in
+  // proportion to the sweep. They are rebuilt after a cell unless the last
+  // rebuild took more than a fifth of the time since (only thousands of
+  // cells that end at once come near that), which keeps the bookkeeping of
+  // a whole sweep linear in its cells; and always at the end.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point LastRebuilt = Clock::now();
+  Clock::duration LastRebuildCost{0};
+  bool Stale = true;
+  auto Rebuild = [&] {
+    auto Start = Clock::now();
+    bool Written = Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err);
+    LastRebuilt = Clock::now();
+    LastRebuildCost = LastRebuilt - Start;
+    Stale = false;
+    if (!Written)
+      Progress.message("error: " + Err);
+    return Written;
+  };
   for (size_t I = 0; I < Cells.size(); ++I) {
     const Cell &C = *Cells[I];
     Progress.beginCell(I + 1, Cells.size(), C.Id);
     if (S.Resume) {
       if (auto Done = Store.finishedSummary(C)) {
-        std::string Status = (*Done)["arecipe_run"].value("status", std::string("?"));
+        std::string Status = support::stringAt((*Done)["arecipe_run"], "status", "?");
         Progress.message(fmt::format("[{}/{}] {}: already finished ({}), skipped", I + 1,
                                      Cells.size(), C.Id, Status));
         ++Skipped;
@@ -171,15 +208,12 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
       break;
     }
     (O.Status == CellStatus::Ok ? Ok : Bad)++;
-    if (!OnAllocation && !Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
-      Progress.message("error: " + Err);
+    Stale = true;
+    if (!OnAllocation && Clock::now() - LastRebuilt >= 4 * LastRebuildCost && !Rebuild())
       return 2;
-    }
   }
-  if (!OnAllocation && !Store.writeSweep(Plan, S.Simulate, S.TimeScale, Err)) {
-    Progress.message("error: " + Err);
+  if (!OnAllocation && Stale && !Rebuild())
     return 2;
-  }
   Progress.message(fmt::format("{} of {} cells ok, {} failed or invalid{}{}; results in {}", Ok,
                                Cells.size(), Bad,
                                Skipped ? fmt::format(", {} skipped as finished", Skipped) : "",

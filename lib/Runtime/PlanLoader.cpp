@@ -2,19 +2,24 @@
 
 #include "arecipe/Runtime/PlanLoader.h"
 
+#include "arecipe/Support/Json.h"
+
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
-using nlohmann::json;
-
 namespace arecipe::runtime {
+
+using support::json;
+using support::JsonErrors;
+using support::JsonObject;
+using support::jsonTypeName;
 
 bool isValidEnvName(std::string_view Name) {
   if (Name.empty())
@@ -27,49 +32,6 @@ bool isValidEnvName(std::string_view Name) {
       return false;
   }
   return true;
-}
-
-std::string escapeForErrorLine(std::string_view Text) {
-  std::string Out;
-  Out.reserve(Text.size());
-  size_t I = 0;
-  while (I < Text.size()) {
-    unsigned char C = static_cast<unsigned char>(Text[I]);
-    if (C < 0x80) {
-      if (C == '\n')
-        Out += "\\n";
-      else if (C == '\t')
-        Out += "\\t";
-      else if (C == '\r')
-        Out += "\\r";
-      else if (C < 0x20 || C == 0x7f)
-        Out += fmt::format("\\x{:02x}", C);
-      else
-        Out += char(C);
-      ++I;
-      continue;
-    }
-    // A well-formed UTF-8 sequence (no overlongs, surrogates or > U+10FFFF)
-    // is kept; any other byte is shown as \xNN.
-    size_t Len = C >= 0xc2 && C <= 0xdf ? 2 : C >= 0xe0 && C <= 0xef ? 3 : C >= 0xf0 && C <= 0xf4 ? 4 : 0;
-    bool Ok = Len > 0 && I + Len <= Text.size();
-    for (size_t K = 1; Ok && K < Len; ++K)
-      Ok = (static_cast<unsigned char>(Text[I + K]) & 0xc0) == 0x80;
-    if (Ok && Len >= 3) {
-      unsigned char C1 = static_cast<unsigned char>(Text[I + 1]);
-      if ((C == 0xe0 && C1 < 0xa0) || (C == 0xed && C1 > 0x9f) || (C == 0xf0 && C1 < 0x90) ||
-          (C == 0xf4 && C1 > 0x8f))
-        Ok = false;
-    }
-    if (!Ok) {
-      Out += fmt::format("\\x{:02x}", C);
-      ++I;
-      continue;
-    }
-    Out.append(Text.substr(I, Len));
-    I += Len;
-  }
-  return Out;
 }
 
 bool isValidRepoId(std::string_view Repo) {
@@ -89,36 +51,56 @@ bool isValidRepoId(std::string_view Repo) {
 
 namespace {
 
-/// Ids and process names become directory and file names.
-bool isValidFileComponent(std::string_view Name) {
-  if (Name.empty() || Name == "." || Name == "..")
-    return false;
-  for (char C : Name)
-    if (!(std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '-' || C == '.'))
-      return false;
-  return true;
+/// A plan is a few megabytes for thousands of cells and a handful of
+/// levels deep; these bounds only keep a hostile file from exhausting the
+/// memory or the stack.
+const support::JsonLimits PlanJsonLimits{/*MaxDepth=*/64, /*MaxBytes=*/size_t(256) << 20};
+
+bool isFileComponentChar(char C) {
+  return std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '-' || C == '.';
 }
 
-const char *typeName(const json &V) {
-  switch (V.type()) {
-  case json::value_t::null:
-    return "null";
-  case json::value_t::object:
-    return "an object";
-  case json::value_t::array:
-    return "a list";
-  case json::value_t::string:
-    return "a string";
-  case json::value_t::boolean:
-    return "a boolean";
-  case json::value_t::number_integer:
-  case json::value_t::number_unsigned:
-    return "an integer";
-  case json::value_t::number_float:
-    return "a number";
-  default:
-    return "an unsupported value";
-  }
+/// Cell ids, process names and the recipe name become directory, file and
+/// container names: one path component, short enough to combine
+/// (`<cell>-<process>.mem` must stay within a file name's 255 bytes).
+void checkFileComponent(const JsonObject &F, std::string_view Key, const std::string &Name,
+                        std::string_view What) {
+  if (Name.empty())
+    return;
+  bool Ok = Name != "." && Name != "..";
+  for (char C : Name)
+    Ok &= isFileComponentChar(C);
+  if (!Ok)
+    F.error(Key, fmt::format("'{}' must use only letters, digits, '_', '-' and '.' ({})", Name,
+                             What));
+  else if (Name.size() > MaxPlanNameLength)
+    F.error(Key, fmt::format("'{}...' is {} characters long, more than {} ({})",
+                             Name.substr(0, 16), Name.size(), MaxPlanNameLength, What));
+}
+
+/// Words the runtime places among another program's options (an image for
+/// `docker run`, a profile for arecipe-sim, a Slurm partition in a job
+/// script): a value that starts with '-' or holds a blank, a quote or a
+/// newline could become an option or a new line of its own.
+void checkOptionValue(const JsonObject &F, std::string_view Key, const std::string &Value,
+                      std::string_view Allowed, std::string_view What) {
+  if (Value.empty())
+    return;
+  bool Ok = Value.front() != '-';
+  for (char C : Value)
+    Ok &= std::isalnum(static_cast<unsigned char>(C)) ||
+          Allowed.find(C) != std::string_view::npos;
+  if (!Ok)
+    F.error(Key, fmt::format("'{}' is not {}: only letters, digits and '{}', not starting with "
+                             "'-'",
+                             Value, What, Allowed));
+}
+
+/// A duration of the plan, in seconds: non-negative and at most
+/// MaxPlanDurationS, so that no wait overflows when it becomes milliseconds.
+double duration(const JsonObject &F, std::string_view Key, bool Required, double Default,
+                double Min = 0) {
+  return F.number(Key, Required, Default, Min, MaxPlanDurationS);
 }
 
 std::string fnv1a(std::string_view Text) {
@@ -130,253 +112,60 @@ std::string fnv1a(std::string_view Text) {
   return fmt::format("{:016x}", H);
 }
 
-class ErrorList {
-public:
-  ErrorList(std::vector<PlanError> &Errors, size_t Max) : Errors(Errors), Max(Max) {}
-  /// Paths and messages quote plan keys and values: they are escaped so an
-  /// error is one printable line of valid UTF-8 (F6).
-  void add(std::string Path, std::string Message) {
-    if (Errors.size() < Max)
-      Errors.push_back({escapeForErrorLine(Path), escapeForErrorLine(Message)});
+/// argv: a non-empty list of strings whose first element is non-empty.
+Argv readArgv(const JsonObject &F, std::string_view Key, bool Required = true) {
+  const json *V = F.get(Key, Required);
+  if (!V)
+    return {};
+  Argv A = F.strings(Key, Required, /*NonEmpty=*/true);
+  if (!A.empty() && A.front().empty()) {
+    F.error(Key, "the program name (argv[0]) is empty");
+    return {};
   }
+  return A;
+}
 
-private:
-  std::vector<PlanError> &Errors;
-  size_t Max;
-};
+std::vector<std::string> readEnvNames(const JsonObject &F, std::string_view Key, bool Required) {
+  std::vector<std::string> Names = F.strings(Key, Required, false);
+  for (size_t I = 0; I < Names.size(); ++I)
+    if (!isValidEnvName(Names[I]))
+      F.errors().add(fmt::format("{}[{}]", F.pathOf(Key), I),
+                     fmt::format("'{}' is not a valid environment variable name", Names[I]));
+  return Names;
+}
 
-/// One JSON object being read, with the path that names it in errors.
-/// Reading a missing optional field yields the default; a present field of
-/// the wrong type is an error even when it is optional.
-class Fields {
-public:
-  Fields(const json *Obj, std::string Path, ErrorList &Errs)
-      : Obj(Obj), Path(std::move(Path)), Errs(Errs) {}
+EnvMap readEnv(const JsonObject &F, std::string_view Key) {
+  const json *V = F.get(Key, false);
+  if (!V || V->is_null())
+    return {};
+  if (!V->is_object()) {
+    F.error(Key, fmt::format("expected an object of strings, got {}", jsonTypeName(*V)));
+    return {};
+  }
+  EnvMap Out;
+  JsonObject Vars(V, F.pathOf(Key), F.errors());
+  for (auto It = V->begin(); It != V->end(); ++It) {
+    if (!isValidEnvName(It.key()))
+      Vars.error(It.key(),
+                 fmt::format("'{}' is not a valid environment variable name", It.key()));
+    else if (!It.value().is_string())
+      Vars.error(It.key(), fmt::format("expected a string, got {}", jsonTypeName(It.value())));
+    else
+      Out[It.key()] = Vars.str(It.key(), true); // reports a NUL byte
+  }
+  return Out;
+}
 
-  std::string pathOf(std::string_view Key) const {
-    return Path.empty() ? std::string(Key) : fmt::format("{}.{}", Path, Key);
-  }
-  void error(std::string_view Key, std::string Message) const {
-    Errs.add(pathOf(Key), std::move(Message));
-  }
-
-  /// The field's value; null when absent (reported when Required).
-  const json *get(std::string_view Key, bool Required) const {
-    if (!Obj)
-      return nullptr;
-    auto It = Obj->find(Key);
-    if (It == Obj->end()) {
-      if (Required)
-        error(Key, "missing required field");
-      return nullptr;
-    }
-    return &*It;
-  }
-  bool has(std::string_view Key) const {
-    const json *V = get(Key, false);
-    return V && !V->is_null();
-  }
-
-  std::string str(std::string_view Key, bool Required, std::string Default = {}) const {
-    const json *V = get(Key, Required);
-    if (!V)
-      return Default;
-    if (!V->is_string()) {
-      error(Key, fmt::format("expected a string, got {}", typeName(*V)));
-      return Default;
-    }
-    return V->get<std::string>();
-  }
-  /// A string or null (null and absent both give the empty string).
-  std::string optStr(std::string_view Key) const {
-    const json *V = get(Key, false);
-    if (!V || V->is_null())
-      return {};
-    return str(Key, false);
-  }
-  std::string nonEmptyStr(std::string_view Key) const {
-    const json *V = get(Key, true);
-    if (!V)
-      return {};
-    if (!V->is_string() || V->get<std::string>().empty()) {
-      error(Key, "expected a non-empty string");
-      return {};
-    }
-    return V->get<std::string>();
-  }
-  std::string oneOf(std::string_view Key, bool Required,
-                    std::initializer_list<const char *> Allowed, std::string Default = {}) const {
-    const json *V = get(Key, Required);
-    if (!V)
-      return Default;
-    std::string Choices;
-    for (const char *A : Allowed) {
-      if (V->is_string() && V->get<std::string>() == A)
-        return A;
-      Choices += fmt::format("{}'{}'", Choices.empty() ? "" : ", ", A);
-    }
-    error(Key, fmt::format("expected one of {}", Choices));
-    return Default;
-  }
-  int64_t integer(std::string_view Key, bool Required, int64_t Default, int64_t Min,
-                  int64_t Max = INT64_MAX) const {
-    const json *V = get(Key, Required);
-    if (!V)
-      return Default;
-    if (!V->is_number_integer()) {
-      error(Key, fmt::format("expected an integer, got {}", typeName(*V)));
-      return Default;
-    }
-    int64_t N = V->is_number_unsigned() && V->get<uint64_t>() > uint64_t(INT64_MAX)
-                    ? INT64_MAX
-                    : V->get<int64_t>();
-    if (N < Min || N > Max) {
-      error(Key, Max == INT64_MAX
-                     ? fmt::format("expected an integer >= {}, got {}", Min, N)
-                     : fmt::format("expected an integer in [{}, {}], got {}", Min, Max, N));
-      return Default;
-    }
-    return N;
-  }
-  double number(std::string_view Key, bool Required, double Default, double Min,
-                double Max = 1e300) const {
-    const json *V = get(Key, Required);
-    if (!V)
-      return Default;
-    if (!V->is_number()) {
-      error(Key, fmt::format("expected a number, got {}", typeName(*V)));
-      return Default;
-    }
-    double D = V->get<double>();
-    if (!(D >= Min && D <= Max)) {
-      error(Key, Max >= 1e300 ? fmt::format("expected a number >= {}, got {}", Min, D)
-                              : fmt::format("expected a number in [{}, {}], got {}", Min, Max, D));
-      return Default;
-    }
-    return D;
-  }
-  bool boolean(std::string_view Key, bool Required, bool Default) const {
-    const json *V = get(Key, Required);
-    if (!V)
-      return Default;
-    if (!V->is_boolean()) {
-      error(Key, fmt::format("expected a boolean, got {}", typeName(*V)));
-      return Default;
-    }
-    return V->get<bool>();
-  }
-  std::vector<std::string> strings(std::string_view Key, bool Required, bool NonEmpty) const {
-    const json *V = get(Key, Required);
-    if (!V)
-      return {};
-    auto Bad = [&] {
-      error(Key, NonEmpty ? "expected a non-empty list of strings" : "expected a list of strings");
-      return std::vector<std::string>{};
-    };
-    if (!V->is_array() || (NonEmpty && V->empty()))
-      return Bad();
-    std::vector<std::string> Out;
-    for (const json &E : *V) {
-      if (!E.is_string())
-        return Bad();
-      Out.push_back(E.get<std::string>());
-    }
-    return Out;
-  }
-  /// argv: a non-empty list of strings whose first element is non-empty.
-  Argv argv(std::string_view Key, bool Required = true) const {
-    const json *V = get(Key, Required);
-    if (!V)
-      return {};
-    Argv A = strings(Key, Required, /*NonEmpty=*/true);
-    if (!A.empty() && A.front().empty()) {
-      error(Key, "the program name (argv[0]) is empty");
-      return {};
-    }
-    return A;
-  }
-  std::vector<std::string> envNames(std::string_view Key, bool Required) const {
-    std::vector<std::string> Names = strings(Key, Required, false);
-    for (size_t I = 0; I < Names.size(); ++I)
-      if (!isValidEnvName(Names[I]))
-        Errs.add(fmt::format("{}[{}]", pathOf(Key), I),
-                 fmt::format("'{}' is not a valid environment variable name", Names[I]));
-    return Names;
-  }
-  EnvMap env(std::string_view Key) const {
-    const json *V = get(Key, false);
-    if (!V || V->is_null())
-      return {};
-    if (!V->is_object()) {
-      error(Key, fmt::format("expected an object of strings, got {}", typeName(*V)));
-      return {};
-    }
-    EnvMap Out;
-    for (auto It = V->begin(); It != V->end(); ++It) {
-      std::string Sub = fmt::format("{}.{}", pathOf(Key), It.key());
-      if (!isValidEnvName(It.key()))
-        Errs.add(Sub, fmt::format("'{}' is not a valid environment variable name", It.key()));
-      else if (!It.value().is_string())
-        Errs.add(Sub, fmt::format("expected a string, got {}", typeName(It.value())));
-      else
-        Out[It.key()] = It.value().get<std::string>();
-    }
-    return Out;
-  }
-  /// A nested object; absent or null gives an object with no fields.
-  Fields object(std::string_view Key, bool Required) const {
-    const json *V = get(Key, Required);
-    if (V && !V->is_object()) {
-      if (!V->is_null() || Required)
-        error(Key, fmt::format("expected an object, got {}", typeName(*V)));
-      V = nullptr;
-    }
-    return Fields(V, pathOf(Key), Errs);
-  }
-  /// Each element of a list, as a path and value; reports a non-list.
-  std::vector<std::pair<std::string, const json *>> list(std::string_view Key,
-                                                         bool Required) const {
-    const json *V = get(Key, Required);
-    std::vector<std::pair<std::string, const json *>> Out;
-    if (!V || (V->is_null() && !Required))
-      return Out;
-    if (!V->is_array()) {
-      error(Key, fmt::format("expected a list, got {}", typeName(*V)));
-      return Out;
-    }
-    for (size_t I = 0; I < V->size(); ++I)
-      Out.push_back({fmt::format("{}[{}]", pathOf(Key), I), &(*V)[I]});
-    return Out;
-  }
-  /// Reads an element of a list() as an object.
-  Fields element(const std::pair<std::string, const json *> &E) const {
-    if (!E.second->is_object()) {
-      Errs.add(E.first, fmt::format("expected an object, got {}", typeName(*E.second)));
-      return Fields(nullptr, E.first, Errs);
-    }
-    return Fields(E.second, E.first, Errs);
-  }
-
-  bool present() const { return Obj != nullptr; }
-  const std::string &path() const { return Path; }
-  ErrorList &errors() const { return Errs; }
-
-private:
-  const json *Obj;
-  std::string Path;
-  ErrorList &Errs;
-};
-
-PreflightAction readAction(const Fields &F) {
+PreflightAction readAction(const JsonObject &F) {
   std::string Kind = F.oneOf("action", true,
                              {"unset_env", "require_version", "stage_model", "check_paths",
                               "wait_clean_gpus", "prepare_cache", "verify_import", "run"});
   if (Kind == "unset_env")
-    return UnsetEnvAction{F.envNames("names", true)};
+    return UnsetEnvAction{readEnvNames(F, "names", true)};
   if (Kind == "require_version") {
     RequireVersionAction A;
     A.Tool = F.nonEmptyStr("tool");
-    A.Probe = F.argv("probe");
+    A.Probe = readArgv(F, "probe");
     A.Pattern = F.nonEmptyStr("pattern");
     A.FailOnMismatch = F.oneOf("on_mismatch", true, {"warn", "fail"}) == "fail";
     return A;
@@ -391,9 +180,9 @@ PreflightAction readAction(const Fields &F) {
       A.Repo.clear();
     }
     A.Attempts = int(F.integer("attempts", true, 1, 1, 1000));
-    A.DelayS = F.number("delay_s", true, 0, 0);
-    A.Env = F.env("env");
-    A.Command = F.has("argv") ? F.argv("argv") : Argv{"hf", "download", A.Repo};
+    A.DelayS = duration(F, "delay_s", true, 0);
+    A.Env = readEnv(F, "env");
+    A.Command = F.has("argv") ? readArgv(F, "argv") : Argv{"hf", "download", A.Repo};
     return A;
   }
   if (Kind == "check_paths") {
@@ -405,8 +194,8 @@ PreflightAction readAction(const Fields &F) {
   if (Kind == "wait_clean_gpus") {
     WaitCleanGpusAction A;
     A.MaxUsedFraction = F.number("max_used_fraction", true, 0.01, 0, 1);
-    A.TimeoutS = F.number("timeout_s", true, 600, 0);
-    A.PollS = F.number("poll_s", false, 5, 0.001);
+    A.TimeoutS = duration(F, "timeout_s", true, 600);
+    A.PollS = duration(F, "poll_s", false, 5, 0.001);
     return A;
   }
   if (Kind == "prepare_cache") {
@@ -420,34 +209,40 @@ PreflightAction readAction(const Fields &F) {
   if (Kind == "verify_import") {
     VerifyImportAction A;
     A.Package = F.nonEmptyStr("package");
-    A.Python = F.argv("python");
+    A.Python = readArgv(F, "python");
     A.ExpectPrefix = F.nonEmptyStr("expect_prefix");
     return A;
   }
   RunAction A;
   if (Kind == "run") {
-    A.Command = F.argv("argv");
-    A.TimeoutS = F.number("timeout_s", false, 0, 0);
+    A.Command = readArgv(F, "argv");
+    A.TimeoutS = duration(F, "timeout_s", false, 0);
   }
   return A;
 }
 
 /// A list of {source, target, read_only} bind mounts (`container.mounts`,
 /// `slurm.container_mounts`).
-std::vector<ContainerMount> readMounts(const Fields &F, std::string_view Key) {
+std::vector<ContainerMount> readMounts(const JsonObject &F, std::string_view Key) {
   std::vector<ContainerMount> Out;
   for (auto &El : F.list(Key, false)) {
-    Fields Mt = F.element(El);
+    JsonObject Mt = F.element(El);
     ContainerMount Mount;
     Mount.Source = Mt.nonEmptyStr("source");
     Mount.Target = Mt.nonEmptyStr("target");
+    // One `--volume=SOURCE:TARGET[:ro]` word: a ':' or ',' would add fields.
+    for (auto [Field, Value] : {std::pair{"source", &Mount.Source}, {"target", &Mount.Target}})
+      if (Value->find_first_of(":,") != std::string::npos || Value->rfind('-', 0) == 0)
+        Mt.error(Field, fmt::format("'{}' cannot be a mount {}: it must not contain ':' or ',' "
+                                    "nor start with '-'",
+                                    *Value, Field));
     Mount.ReadOnly = Mt.boolean("read_only", false, true);
     Out.push_back(Mount);
   }
   return Out;
 }
 
-Endpoints readEndpoints(const Fields &F) {
+Endpoints readEndpoints(const JsonObject &F) {
   Endpoints E;
   auto Path = [&](std::string_view Key, std::string &Out) {
     std::string V = F.str(Key, false, Out);
@@ -464,18 +259,15 @@ Endpoints readEndpoints(const Fields &F) {
   return E;
 }
 
-ProcessSpec readProcess(const Fields &F) {
+ProcessSpec readProcess(const JsonObject &F) {
   ProcessSpec P;
   P.Name = F.nonEmptyStr("name");
-  if (!P.Name.empty() && !isValidFileComponent(P.Name))
-    F.error("name", fmt::format("'{}' must use only letters, digits, '_', '-' and '.' "
-                                "(it names the log file)",
-                                P.Name));
+  checkFileComponent(F, "name", P.Name, "it names the log file");
   P.Role = F.oneOf("role", true, {"server", "prefill", "decode", "router", "worker"});
   P.NodeRank = int(F.integer("node_rank", false, 0, 0, 4096));
-  P.Command = F.argv("argv");
-  P.Env = F.env("env");
-  P.EnvUnset = F.envNames("env_unset", false);
+  P.Command = readArgv(F, "argv");
+  P.Env = readEnv(F, "env");
+  P.EnvUnset = readEnvNames(F, "env_unset", false);
   if (F.has("gpus")) {
     auto Items = F.list("gpus", false);
     std::vector<int> Gpus;
@@ -488,7 +280,7 @@ ProcessSpec readProcess(const Fields &F) {
     P.Gpus = Gpus;
   }
   if (F.has("numa")) {
-    Fields N = F.object("numa", false);
+    JsonObject N = F.object("numa", false);
     P.Numa = NumaBinding{N.nonEmptyStr("cpunodebind"), N.nonEmptyStr("membind")};
   }
   if (F.has("port"))
@@ -496,9 +288,9 @@ ProcessSpec readProcess(const Fields &F) {
   if (F.has("endpoints"))
     P.HttpEndpoints = readEndpoints(F.object("endpoints", false));
   P.After = F.strings("after", false, false);
-  Fields R = F.object("ready", false);
-  P.Ready.StartupTimeoutS = R.number("startup_timeout_s", false, P.Ready.StartupTimeoutS, 0);
-  P.Ready.StallTimeoutS = R.number("stall_timeout_s", false, P.Ready.StallTimeoutS, 0);
+  JsonObject R = F.object("ready", false);
+  P.Ready.StartupTimeoutS = duration(R, "startup_timeout_s", false, P.Ready.StartupTimeoutS);
+  P.Ready.StallTimeoutS = duration(R, "stall_timeout_s", false, P.Ready.StallTimeoutS);
   P.Ready.RequiresModel = R.optStr("requires_model");
   P.ServesApi = F.boolean("serves_api", false, false);
   if (P.HttpEndpoints && !P.Port)
@@ -506,32 +298,34 @@ ProcessSpec readProcess(const Fields &F) {
   return P;
 }
 
-ClientSpec readClient(const Fields &F) {
+ClientSpec readClient(const JsonObject &F) {
   ClientSpec C;
   C.Target = F.nonEmptyStr("target");
   C.ServedModelName = F.nonEmptyStr("served_model_name");
   C.Concurrency = int(F.integer("concurrency", true, 1, 1, 1 << 20));
   C.SessionHeader = F.optStr("session_header");
   C.StallTimeoutS = F.number("stall_timeout_s", false, C.StallTimeoutS, 0, 1e7);
-  Fields W = F.object("workload", true);
+  JsonObject W = F.object("workload", true);
   std::string Kind = W.oneOf("kind", W.present(), {"fixed", "agentic"}, "fixed");
   if (Kind == "agentic") {
     AgenticWorkload A;
     A.Trace = W.nonEmptyStr("trace");
     A.TraceFormat = W.oneOf("trace_format", false, {"arecipe", "mooncake", "weka"}, "arecipe");
-    A.DurationS = W.number("duration_s", true, 0, 0);
-    A.WarmupS = W.number("warmup_s", false, 0, 0);
+    A.DurationS = duration(W, "duration_s", true, 0);
+    A.WarmupS = duration(W, "warmup_s", false, 0);
     A.MaxFailedFraction = W.number("max_failed_fraction", false, 0.1, 0, 1);
     C.Workload = A;
   } else {
     FixedWorkload X;
-    X.Isl = W.integer("isl", true, 0, 1);
-    X.Osl = W.integer("osl", true, 0, 1);
+    // Token and request counts are bounded like durations: the client
+    // sizes prompts and schedules from them.
+    X.Isl = W.integer("isl", true, 0, 1, MaxPlanCount);
+    X.Osl = W.integer("osl", true, 0, 1, MaxPlanCount);
     X.RangeRatio = W.number("range_ratio", false, 0, 0, 1);
-    X.NumPrompts = W.integer("num_prompts", true, 0, 1);
-    X.Warmup = W.integer("warmup", false, 0, 0);
+    X.NumPrompts = W.integer("num_prompts", true, 0, 1, MaxPlanCount);
+    X.Warmup = W.integer("warmup", false, 0, 0, MaxPlanCount);
     X.IgnoreEos = W.boolean("ignore_eos", false, true);
-    X.RequestRate = W.number("request_rate", false, 0, 0);
+    X.RequestRate = W.number("request_rate", false, 0, 0, MaxPlanCount);
     X.PromptMode = W.oneOf("prompt_mode", false, {"words", "token_ids", "text"}, "words");
     X.Tokenizer = W.optStr("tokenizer");
     if (W.has("vocab_size"))
@@ -545,70 +339,73 @@ ClientSpec readClient(const Fields &F) {
   return C;
 }
 
-/// `after` must name processes of the same cell without a cycle.
-void checkProcessGraph(const Cell &C, const std::string &Path, ErrorList &Errs) {
-  std::set<std::string> Names;
+/// `after` must name processes of the same cell without a cycle. Linear in
+/// processes and dependencies, so a long chain is checked at once.
+void checkProcessGraph(const Cell &C, const std::string &Path, JsonErrors &Errs) {
+  std::map<std::string_view, size_t> Index;
   for (size_t I = 0; I < C.Processes.size(); ++I) {
     const ProcessSpec &P = C.Processes[I];
-    if (!P.Name.empty() && !Names.insert(P.Name).second)
+    if (!P.Name.empty() && !Index.emplace(P.Name, I).second)
       Errs.add(fmt::format("{}.processes[{}].name", Path, I),
                fmt::format("duplicate process name '{}'", P.Name));
   }
+  // Kahn's algorithm over the edges that name a known other process:
+  // whatever cannot be ordered is on a cycle.
+  std::vector<size_t> Waiting(C.Processes.size(), 0);
+  std::vector<std::vector<size_t>> Dependents(C.Processes.size());
   for (size_t I = 0; I < C.Processes.size(); ++I)
     for (size_t J = 0; J < C.Processes[I].After.size(); ++J) {
       const std::string &Dep = C.Processes[I].After[J];
-      if (!Names.count(Dep))
+      auto It = Index.find(Dep);
+      if (It == Index.end()) {
         Errs.add(fmt::format("{}.processes[{}].after[{}]", Path, I, J),
                  fmt::format("no process named '{}' in this cell", Dep));
-      else if (Dep == C.Processes[I].Name)
+      } else if (Dep == C.Processes[I].Name) {
         Errs.add(fmt::format("{}.processes[{}].after[{}]", Path, I, J),
                  "a process cannot wait for itself");
-    }
-  // Kahn's algorithm: whatever cannot be ordered is on a cycle.
-  std::set<std::string> Done;
-  bool Progress = true;
-  while (Progress) {
-    Progress = false;
-    for (const ProcessSpec &P : C.Processes) {
-      if (Done.count(P.Name))
-        continue;
-      bool Ready = true;
-      for (const std::string &Dep : P.After)
-        Ready &= Done.count(Dep) || !Names.count(Dep) || Dep == P.Name;
-      if (Ready) {
-        Done.insert(P.Name);
-        Progress = true;
+      } else {
+        ++Waiting[I];
+        Dependents[It->second].push_back(I);
       }
     }
+  std::vector<size_t> Ready;
+  for (size_t I = 0; I < C.Processes.size(); ++I)
+    if (Waiting[I] == 0)
+      Ready.push_back(I);
+  size_t Ordered = 0;
+  while (!Ready.empty()) {
+    size_t I = Ready.back();
+    Ready.pop_back();
+    ++Ordered;
+    for (size_t D : Dependents[I])
+      if (--Waiting[D] == 0)
+        Ready.push_back(D);
   }
-  if (Done.size() < Names.size()) {
+  if (Ordered < C.Processes.size()) {
     std::string Cycle;
-    for (const ProcessSpec &P : C.Processes)
-      if (!Done.count(P.Name))
-        Cycle += fmt::format("{}'{}'", Cycle.empty() ? "" : ", ", P.Name);
+    for (size_t I = 0; I < C.Processes.size(); ++I)
+      if (Waiting[I] > 0)
+        Cycle += fmt::format("{}'{}'", Cycle.empty() ? "" : ", ", C.Processes[I].Name);
     Errs.add(Path + ".processes", "the 'after' dependencies form a cycle between " + Cycle);
   }
 }
 
-Cell readCell(const Fields &F) {
+Cell readCell(const JsonObject &F) {
   Cell C;
   C.Id = F.nonEmptyStr("id");
-  if (!C.Id.empty() && !isValidFileComponent(C.Id))
-    F.error("id", fmt::format("'{}' must use only letters, digits, '_', '-' and '.' (it names "
-                              "the cell's result directory)",
-                              C.Id));
+  checkFileComponent(F, "id", C.Id, "it names the cell's result directory");
   C.Conc = int(F.integer("conc", true, 0, 1, 1 << 20));
   C.Band = F.optStr("band");
   C.ServerFrom = F.optStr("server_from");
   C.Gpus = int(F.integer("gpus", true, 1, 0, 1 << 16));
   C.Nodes = int(F.integer("nodes", false, 1, 1, 4096));
   for (auto &E : F.list("knobs", false)) {
-    Fields K = F.element(E);
+    JsonObject K = F.element(E);
     Knob Kn;
     Kn.Name = K.nonEmptyStr("name");
     if (const json *V = K.get("value", true))
-      Kn.ValueJson = V->dump(-1, ' ', false, json::error_handler_t::replace);
-    Fields O = K.object("origin", false);
+      Kn.ValueJson = support::dumpJson(*V);
+    JsonObject O = K.object("origin", false);
     Kn.Origin.File = O.str("file", false);
     Kn.Origin.Line = int(O.integer("line", false, 0, 0));
     Kn.Origin.Col = int(O.integer("col", false, 0, 0));
@@ -624,10 +421,10 @@ Cell readCell(const Fields &F) {
     C.Processes.push_back(readProcess(F.element(E)));
   C.Client = readClient(F.object("client", true));
   for (auto &E : F.list("profile", false)) {
-    Fields W = F.element(E);
-    C.Profile.push_back({W.number("start_s", true, 0, 0), W.number("duration_s", true, 0, 0)});
+    JsonObject W = F.element(E);
+    C.Profile.push_back({duration(W, "start_s", true, 0), duration(W, "duration_s", true, 0)});
   }
-  Fields V = F.object("validity", false);
+  JsonObject V = F.object("validity", false);
   C.Validity.MaxErrorRate = V.number("max_error_rate", false, 0.1, 0, 1);
   C.Validity.RequiredMetricPrefix = V.optStr("required_metric_prefix");
 
@@ -660,7 +457,7 @@ bool isMajorOne(const std::string &Schema, bool &Recognised) {
 /// minor version 1.1), checked for type and range and gathered into the
 /// --sim-spec document arecipe-sim reads; whether the set is complete is
 /// the simulator's to say, naming the field. Empty when the plan has none.
-std::string readSimFigures(const Fields &M, const Fields &H, const LaunchPlan &P) {
+std::string readSimFigures(const JsonObject &M, const JsonObject &H, const LaunchPlan &P) {
   enum Kind { Int, Num, Str, Attention, Numbers };
   struct Figure {
     const char *Key;
@@ -699,7 +496,7 @@ std::string readSimFigures(const Fields &M, const Fields &H, const LaunchPlan &P
   static const Figure CalibrationFigures[] = {
       {"mem_efficiency", Num},   {"flops_efficiency", Num},      {"step_overhead_s", Num},
       {"stage_overhead_s", Num}, {"weight_load_bandwidth", Num}, {"graph_capture_s_per_size", Num}};
-  auto Gather = [](const Fields &F, const auto &Table, json &Out) {
+  auto Gather = [](const JsonObject &F, const auto &Table, json &Out) {
     for (const Figure &Fig : Table) {
       if (!F.has(Fig.Key))
         continue;
@@ -734,7 +531,7 @@ std::string readSimFigures(const Fields &M, const Fields &H, const LaunchPlan &P
   json Model = json::object(), Hardware = json::object();
   Gather(M, ModelFigures, Model);
   Gather(H, HardwareFigures, Hardware);
-  Fields Cal = H.object("calibration", false);
+  JsonObject Cal = H.object("calibration", false);
   if (Cal.present()) {
     json Calibration = json::object();
     Gather(Cal, CalibrationFigures, Calibration);
@@ -748,12 +545,12 @@ std::string readSimFigures(const Fields &M, const Fields &H, const LaunchPlan &P
   return json({{"model", Model}, {"hardware", Hardware}}).dump();
 }
 
-void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
+void readPlan(const json &Root, LaunchPlan &P, JsonErrors &Errs) {
   if (!Root.is_object()) {
-    Errs.add("", fmt::format("expected the plan to be an object, got {}", typeName(Root)));
+    Errs.add("", fmt::format("expected the plan to be an object, got {}", jsonTypeName(Root)));
     return;
   }
-  Fields F(&Root, "", Errs);
+  JsonObject F(&Root, "", Errs);
   P.Schema = F.nonEmptyStr("schema");
   if (P.Schema.empty())
     return;
@@ -767,16 +564,20 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
                                                P.Schema, PlanSchemaV1));
     return;
   }
-  Fields R = F.object("recipe", true);
+  JsonObject R = F.object("recipe", true);
   P.RecipeName = R.nonEmptyStr("name");
+  checkFileComponent(R, "name", P.RecipeName,
+                     "it names the default results directory and the containers");
   P.RecipeFile = R.str("file", false);
   P.Mode = R.oneOf("mode", false, {"bench", "eval"}, "bench");
-  Fields M = F.object("model", true);
+  JsonObject M = F.object("model", true);
   P.ModelId = M.nonEmptyStr("id");
   P.ModelPath = M.str("path", false);
   P.ModelProfile = M.optStr("profile");
+  checkOptionValue(M, "profile", P.ModelProfile, "_-.", "a simulator profile name");
   P.Image = F.optStr("image");
-  Fields H = F.object("hardware", true);
+  checkOptionValue(F, "image", P.Image, "._/:@-", "an image reference");
+  JsonObject H = F.object("hardware", true);
   P.Hardware.Name = H.nonEmptyStr("name");
   P.Hardware.GpusPerNode = int(H.integer("gpus_per_node", false, 8, 1, 4096));
   P.Hardware.VisibleDevicesEnv =
@@ -785,11 +586,13 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
   P.Hardware.Smi = H.oneOf("smi", false, {"amd-smi", "rocm-smi", "nvidia-smi"}, "amd-smi");
   P.Hardware.Profile = H.str("profile", false, P.Hardware.Name);
   P.SimSpec = readSimFigures(M, H, P);
-  Fields E = F.object("engine", true);
+  checkOptionValue(H, H.has("profile") ? "profile" : "name", P.Hardware.Profile, "_-.",
+                   "a simulator profile name");
+  JsonObject E = F.object("engine", true);
   P.EngineName = E.nonEmptyStr("name");
   P.MetricPrefix = E.optStr("metric_prefix");
   if (F.has("container")) {
-    Fields C = F.object("container", false);
+    JsonObject C = F.object("container", false);
     ContainerSpec S;
     S.Runtime = C.oneOf("runtime", true, {"docker", "podman"});
     S.Mounts = readMounts(C, "mounts");
@@ -799,17 +602,23 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
       F.error("image", "a plan with a container needs an image");
   }
   if (F.has("slurm")) {
-    Fields Sl = F.object("slurm", false);
+    JsonObject Sl = F.object("slurm", false);
     SlurmSpec S;
+    // These become lines of the job script.
     S.Partition = Sl.optStr("partition");
+    checkOptionValue(Sl, "partition", S.Partition, "_-.", "a Slurm partition name");
     S.Account = Sl.optStr("account");
+    checkOptionValue(Sl, "account", S.Account, "_-.", "a Slurm account name");
     if (Sl.has("time_limit_s"))
-      S.TimeLimitS = Sl.number("time_limit_s", false, 0, 1);
+      S.TimeLimitS = duration(Sl, "time_limit_s", false, 0, 1);
     if (const json *N = Sl.get("nodelist", false); N && !N->is_null()) {
       if (N->is_string() && N->get<std::string>() != "auto")
         Sl.error("nodelist", "expected \"auto\" or a list of node names");
       else if (!N->is_string())
         S.NodeList = Sl.strings("nodelist", false, /*NonEmpty=*/true);
+      for (size_t I = 0; I < S.NodeList.size(); ++I)
+        checkOptionValue(Sl, fmt::format("nodelist[{}]", I), S.NodeList[I], "_-.,[]",
+                         "a Slurm node name or host list");
     }
     if (Sl.has("gpus_per_node"))
       S.GpusPerNode = int(Sl.integer("gpus_per_node", false, 0, 0, 4096));
@@ -822,10 +631,18 @@ void readPlan(const json &Root, LaunchPlan &P, ErrorList &Errs) {
   const json *CellsValue = F.get("cells", false);
   if (CellsValue && CellsValue->is_array() && CellsValue->empty())
     F.error("cells", "expected at least one cell");
+  // A cell's digest covers the cell and everything outside the cells list
+  // (image, hardware, model, engine, container, Slurm): a finished cell is
+  // only trusted by --resume for the very same definition.
+  json Shared = json::object();
+  for (auto It = Root.begin(); It != Root.end(); ++It)
+    if (It.key() != "cells")
+      Shared[It.key()] = It.value();
+  std::string SharedText = support::dumpJson(Shared);
   std::set<std::string> Ids;
   for (auto &El : Cells) {
     Cell C = readCell(F.element(El));
-    C.Digest = fnv1a(El.second->dump(-1, ' ', false, json::error_handler_t::replace));
+    C.Digest = fnv1a(support::dumpJson(*El.second) + "\n" + SharedText);
     if (!C.Id.empty() && !Ids.insert(C.Id).second)
       Errs.add(El.first + ".id", fmt::format("duplicate cell id '{}'", C.Id));
     P.Cells.push_back(std::move(C));
@@ -855,77 +672,22 @@ const Cell *LaunchPlan::findCell(const std::string &Id) const {
   return nullptr;
 }
 
-namespace {
-
-/// nlohmann's what() without its "[json.exception.KIND.N] " prefix.
-std::string exceptionReason(const char *What) {
-  std::string Why = What;
-  if (!Why.empty() && Why.front() == '[')
-    if (size_t Close = Why.find("] "); Close != std::string::npos)
-      Why = Why.substr(Close + 2);
-  return Why;
-}
-
-/// "line:col" of the token an exception quotes ("... parsing '1e400'"),
-/// or "" when it quotes none found in the text.
-std::string exceptionPosition(std::string_view Text, const char *What) {
-  std::string Why = What;
-  size_t Open = Why.find('\'');
-  size_t Close = Open == std::string::npos ? Open : Why.find('\'', Open + 1);
-  if (Close == std::string::npos || Close == Open + 1)
-    return "";
-  size_t At = Text.find(std::string_view(Why).substr(Open + 1, Close - Open - 1));
-  if (At == std::string_view::npos)
-    return "";
-  size_t Line = 1, Col = 1;
-  for (size_t I = 0; I < At; ++I) {
-    if (Text[I] == '\n') {
-      ++Line;
-      Col = 1;
-    } else {
-      ++Col;
-    }
-  }
-  return fmt::format("{}:{}", Line, Col);
-}
-
-} // namespace
-
 PlanLoadResult parseLaunchPlan(std::string_view Text, size_t MaxErrors) {
   PlanLoadResult Result;
-  ErrorList Errs(Result.Errors, MaxErrors);
+  JsonErrors Errs(MaxErrors);
   json Root;
-  try {
-    Root = json::parse(Text);
-  } catch (const json::parse_error &E) {
-    size_t Byte = E.byte == 0 ? 0 : E.byte - 1;
-    size_t Line = 1, Col = 1;
-    for (size_t I = 0; I < Byte && I < Text.size(); ++I) {
-      if (Text[I] == '\n') {
-        ++Line;
-        Col = 1;
-      } else {
-        ++Col;
-      }
+  support::JsonSyntaxError Syntax;
+  if (!support::parseJson(Text, Root, Syntax, PlanJsonLimits)) {
+    Errs.add(Syntax.Position, Syntax.Message);
+  } else {
+    try {
+      readPlan(Root, Result.Plan, Errs);
+    } catch (const std::exception &E) {
+      Errs.add("", std::string("cannot read the plan: ") + E.what());
     }
-    std::string Why = E.what();
-    auto Pos = Why.find(": syntax error");
-    Why = Pos == std::string::npos ? "invalid JSON" : Why.substr(Pos + 2);
-    Errs.add(fmt::format("{}:{}", Line, Col), Why);
-    return Result;
-  } catch (const json::exception &E) {
-    // out_of_range.406 (a number beyond double) and anything else the
-    // parser throws: an error, never an abort (F1).
-    Errs.add(exceptionPosition(Text, E.what()), "invalid JSON: " + exceptionReason(E.what()));
-    return Result;
   }
-  try {
-    readPlan(Root, Result.Plan, Errs);
-  } catch (const json::exception &E) {
-    Errs.add("", "cannot read the plan: " + exceptionReason(E.what()));
-  } catch (const std::exception &E) {
-    Errs.add("", std::string("cannot read the plan: ") + E.what());
-  }
+  for (const JsonErrors::Entry &E : Errs.entries())
+    Result.Errors.push_back({E.Path, E.Message});
   return Result;
 }
 

@@ -6,8 +6,10 @@
 #include "arecipe/Runtime/GpuMemory.h"
 #include "arecipe/Runtime/LaunchCommand.h"
 #include "arecipe/Runtime/PlanLoader.h"
+#include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
-#include "arecipe/Report/Redaction.h"
+#include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
 
@@ -27,10 +29,7 @@ namespace {
 
 constexpr std::chrono::milliseconds ProbeTimeout{120000};
 
-void appendLog(const std::string &Path, const std::string &Line) {
-  std::ofstream Out(Path, std::ios::app);
-  Out << Line << "\n";
-}
+void appendLog(const std::string &Path, const std::string &Line) { appendOutputLine(Path, Line); }
 
 PreflightOutcome fail(std::string Reason) { return {false, std::move(Reason), {}}; }
 
@@ -45,46 +44,19 @@ PreflightOutcome failOrWarn(const PreflightContext &Ctx, std::string Reason) {
   return O;
 }
 
-/// Rewrites the log with secret values redacted (F5): what the command
-/// printed as NAME=value, and any literal value of a secret-named variable of
-/// its environment.
-void redactLog(const std::string &Path, const EnvMap &Env) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return;
-  std::stringstream SS;
-  SS << In.rdbuf();
-  In.close();
-  std::string Text = SS.str();
-  std::string Redacted = report::redactSecrets(Text);
-  std::vector<std::string> Values;
-  for (const auto &[K, V] : Env)
-    if (report::isSecretName(K) && V.size() >= 4)
-      Values.push_back(V);
-  for (char **E = environ; E && *E; ++E) {
-    std::string_view KV = *E;
-    size_t Eq = KV.find('=');
-    if (Eq != std::string_view::npos && report::isSecretName(KV.substr(0, Eq)) &&
-        KV.size() - Eq - 1 >= 4)
-      Values.emplace_back(KV.substr(Eq + 1));
-  }
-  for (const std::string &V : Values)
-    for (size_t At = Redacted.find(V); At != std::string::npos; At = Redacted.find(V, At))
-      Redacted.replace(At, V.size(), report::RedactedValue);
-  if (Redacted == Text)
-    return;
-  std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
-  Out << Redacted;
-}
-
 CommandResult run(const PreflightContext &Ctx, const Argv &Command, const EnvMap &Env,
                   std::chrono::milliseconds Timeout) {
-  appendLog(Ctx.LogPath, "$ " + quoteForDisplay(report::redactArgv(Command)));
+  // The command's own output reaches the log through the child's relay,
+  // redacted line by line (ChildProcess.h).
+  appendLog(Ctx.LogPath, "$ " + support::shellJoin(support::redactArgv(Command)));
   ChildEnvironment E;
   E.Set = Env;
   CommandResult R = runCommand(Command, E, Ctx.LogPath, Timeout, stopRequested);
-  appendLog(Ctx.LogPath, "# " + R.describe());
-  redactLog(Ctx.LogPath, Env);
+  appendLog(Ctx.LogPath,
+            "# " + R.describe() +
+                (R.OutputTruncated
+                     ? fmt::format(" (output beyond {} bytes was not kept)", MaxCommandOutputBytes)
+                     : std::string()));
   return R;
 }
 
@@ -309,7 +281,8 @@ PreflightOutcome verifyImport(const VerifyImportAction &A, const PreflightContex
 PreflightOutcome runAction(const RunAction &A, const PreflightContext &Ctx) {
   CommandResult R = run(Ctx, A.Command, {}, Ctx.Settings.wall(A.TimeoutS));
   if (!R.succeeded())
-    return fail(fmt::format("'{}' {}", quoteForDisplay(A.Command), R.describe()));
+    return fail(
+        fmt::format("'{}' {}", support::shellJoin(support::redactArgv(A.Command)), R.describe()));
   return {};
 }
 
@@ -356,10 +329,11 @@ std::string describePreflightAction(const PreflightAction &Action) {
           return fmt::format("unset_env {}", fmt::join(A.Names, " "));
         else if constexpr (std::is_same_v<T, RequireVersionAction>)
           return fmt::format("require_version {} {} ({} on mismatch): {}", A.Tool, A.Pattern,
-                             A.FailOnMismatch ? "fail" : "warn", quoteForDisplay(A.Probe));
+                             A.FailOnMismatch ? "fail" : "warn",
+                             support::shellJoin(support::redactArgv(A.Probe)));
         else if constexpr (std::is_same_v<T, StageModelAction>)
           return fmt::format("stage_model {} ({} attempts, {} s apart): {}", A.Repo, A.Attempts,
-                             A.DelayS, quoteForDisplay(report::redactArgv(A.Command)));
+                             A.DelayS, support::shellJoin(support::redactArgv(A.Command)));
         else if constexpr (std::is_same_v<T, CheckPathsAction>)
           return fmt::format("check_paths {}", fmt::join(A.Paths, " "));
         else if constexpr (std::is_same_v<T, WaitCleanGpusAction>)
@@ -371,7 +345,7 @@ std::string describePreflightAction(const PreflightAction &Action) {
         else if constexpr (std::is_same_v<T, VerifyImportAction>)
           return fmt::format("verify_import {} under {}", A.Package, A.ExpectPrefix);
         else
-          return fmt::format("run {}", quoteForDisplay(report::redactArgv(A.Command)));
+          return fmt::format("run {}", support::shellJoin(support::redactArgv(A.Command)));
       },
       Action);
 }

@@ -2,9 +2,20 @@
 
 #include "arecipe/Runtime/ProgressReport.h"
 
+#include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/Utf8.h"
+
 #include <fmt/format.h>
 
 namespace arecipe::runtime {
+
+void ProgressReport::write(std::string_view Text) {
+  // The console is a sink like any file: reasons and notes quote commands,
+  // logs and engine answers.
+  std::string Safe = support::sanitizeUtf8(support::redact(Text));
+  std::fwrite(Safe.data(), 1, Safe.size(), Out);
+  std::fflush(Out);
+}
 
 std::string ProgressReport::prefix() const { return fmt::format("[{}/{}] {}", Index, Count, Id); }
 
@@ -24,8 +35,7 @@ void ProgressReport::redraw() {
   if (Finished || Failed)
     Line +=
         fmt::format("  requests {} ({} failed)  {:.0f} tok/s", Finished, Failed, TokensPerSecond);
-  fmt::print(Out, "\r\x1b[2K{}", Line);
-  std::fflush(Out);
+  write("\r\x1b[2K" + Line);
   LineShown = true;
 }
 
@@ -45,8 +55,7 @@ void ProgressReport::phase(const std::string &Name) {
     redraw();
     return;
   }
-  fmt::print(Out, "{}: {}\n", prefix(), Name);
-  std::fflush(Out);
+  write(fmt::format("{}: {}\n", prefix(), Name));
 }
 
 void ProgressReport::requests(size_t F, size_t Fl, double Tps) {
@@ -58,8 +67,7 @@ void ProgressReport::requests(size_t F, size_t Fl, double Tps) {
 
 void ProgressReport::note(const std::string &Text) {
   clearLive();
-  fmt::print(Out, "{}: {}\n", prefix(), Text);
-  std::fflush(Out);
+  write(fmt::format("{}: {}\n", prefix(), Text));
   redraw();
 }
 
@@ -67,15 +75,13 @@ void ProgressReport::endCell(const std::string &Status, const std::string &Detai
   clearLive();
   double Elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - CellStart).count();
-  fmt::print(Out, "{}: {} after {:.1f}s{}{}\n", prefix(), Status, Elapsed,
-             Detail.empty() ? "" : ": ", Detail);
-  std::fflush(Out);
+  write(fmt::format("{}: {} after {:.1f}s{}{}\n", prefix(), Status, Elapsed,
+                    Detail.empty() ? "" : ": ", Detail));
 }
 
 void ProgressReport::message(const std::string &Text) {
   clearLive();
-  fmt::print(Out, "{}\n", Text);
-  std::fflush(Out);
+  write(Text + "\n");
 }
 
 } // namespace arecipe::runtime

@@ -4,6 +4,7 @@
 
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/HttpCall.h"
+#include "arecipe/Support/Json.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,7 +25,8 @@ std::optional<int> PortSource::resolve() const {
 }
 
 bool modelsListContains(const std::string &Body, const std::string &Model) {
-  auto J = nlohmann::json::parse(Body, nullptr, /*allow_exceptions=*/false);
+  // The engine's answer: parsed within bounds, like every JSON from outside.
+  nlohmann::json J = support::parseJsonOrNull(Body).value_or(nlohmann::json());
   if (!J.is_object() || !J.contains("data") || !J["data"].is_array())
     return false;
   for (const auto &Entry : J["data"])

@@ -3,7 +3,10 @@
 #include "arecipe/Runtime/ResultStore.h"
 
 #include "arecipe/Report/HtmlReport.h"
-#include "arecipe/Report/Redaction.h"
+#include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/Utf8.h"
 
 #include <fmt/format.h>
 
@@ -13,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -20,89 +25,125 @@ using nlohmann::ordered_json;
 
 namespace arecipe::runtime {
 
+using support::writeFileAtomically;
+
 namespace {
 
-/// Redacts in place; true when something changed.
-bool redactJson(ordered_json &V) {
-  bool Changed = false;
-  if (V.is_object()) {
-    for (auto It = V.begin(); It != V.end(); ++It) {
-      if (report::isSecretName(It.key()) && It.value().is_string()) {
-        if (It.value().get<std::string>() != report::RedactedValue) {
-          It.value() = report::RedactedValue;
-          Changed = true;
-        }
-      } else {
-        Changed |= redactJson(It.value());
-      }
-    }
-  } else if (V.is_array()) {
-    bool AllStrings = !V.empty();
-    for (const ordered_json &E : V)
-      AllStrings &= E.is_string();
-    if (AllStrings) {
-      std::vector<std::string> Words = V.get<std::vector<std::string>>();
-      std::vector<std::string> Redacted = report::redactArgv(Words);
-      if (Redacted != Words) {
-        V = Redacted;
-        Changed = true;
-      }
-    } else {
-      for (ordered_json &E : V)
-        Changed |= redactJson(E);
-    }
-  } else if (V.is_string()) {
-    std::string R = report::redactSecrets(V.get<std::string>());
-    if (R != V.get<std::string>()) {
-      V = R;
-      Changed = true;
-    }
-  }
-  return Changed;
+/// A cell summary is a few kilobytes; a hostile one may not cost more.
+const support::JsonLimits SummaryJsonLimits{/*MaxDepth=*/64, /*MaxBytes=*/size_t(16) << 20};
+
+/// Bytes kept free in the output directory for the last verdict.
+constexpr size_t ReserveBytes = 16 << 10;
+
+/// The fields of `arecipe_run` every reader of a summary relies on: a
+/// status and a digest that are strings, and a reason that is one if
+/// present.
+bool isSummaryRun(const ordered_json &Run) {
+  auto Reason = Run.find("reason");
+  return Run.contains("status") && Run["status"].is_string() && Run.contains("cell_digest") &&
+         Run["cell_digest"].is_string() && (Reason == Run.end() || Reason->is_string());
 }
 
 } // namespace
 
 std::string redactPlanText(const std::string &PlanText) {
-  try {
-    ordered_json Plan = ordered_json::parse(PlanText);
-    if (!redactJson(Plan))
-      return PlanText;
-    return Plan.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
-  } catch (const std::exception &) {
-    return report::redactSecrets(PlanText);
-  }
+  std::optional<ordered_json> Plan =
+      support::parseOrderedJsonOrNull(PlanText, support::JsonLimits{64, size_t(256) << 20});
+  if (!Plan)
+    return support::redact(PlanText);
+  if (!support::redactJson(*Plan))
+    return PlanText;
+  return support::dumpJson(*Plan, 2) + "\n";
 }
 
-bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err) {
-  std::string Temp = fmt::format("{}.tmp.{}", Path, getpid());
-  int Fd = open(Temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (Fd < 0) {
-    Err = fmt::format("cannot write {}: {}", Temp, std::strerror(errno));
-    return false;
-  }
-  size_t Done = 0;
-  while (Done < Contents.size()) {
-    ssize_t N = write(Fd, Contents.data() + Done, Contents.size() - Done);
+bool writeOutputFile(const std::string &Path, std::string_view Text, std::string &Err) {
+  return writeFileAtomically(Path, support::sanitizeUtf8(support::redact(Text)), Err);
+}
+
+bool writeOutputJson(const std::string &Path, const ordered_json &Doc, std::string &Err) {
+  // Field by field: a text pass over serialised JSON would miss a secret
+  // that JSON escapes and could cut an escape in two.
+  ordered_json Redacted = Doc;
+  support::redactJson(Redacted);
+  return writeFileAtomically(Path, support::dumpJson(Redacted, 2) + "\n", Err);
+}
+
+void appendOutputLine(const std::string &Path, std::string_view Line) {
+  std::string Text = support::sanitizeUtf8(support::redact(Line)) + "\n";
+  int Fd = open(Path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (Fd < 0)
+    return;
+  for (size_t Done = 0; Done < Text.size();) {
+    ssize_t N = write(Fd, Text.data() + Done, Text.size() - Done);
     if (N < 0 && errno == EINTR)
       continue;
-    if (N <= 0) {
-      Err = fmt::format("cannot write {}: {}", Temp, std::strerror(errno));
-      close(Fd);
-      unlink(Temp.c_str());
-      return false;
-    }
+    if (N <= 0)
+      break;
     Done += size_t(N);
   }
-  // The data must be on disk before the name points at it, or a crash can
-  // leave a complete-looking empty file.
-  bool Synced = fsync(Fd) == 0;
   close(Fd);
-  if (!Synced || rename(Temp.c_str(), Path.c_str()) != 0) {
-    Err = fmt::format("cannot write {}: {}", Path, std::strerror(errno));
-    unlink(Temp.c_str());
+}
+
+bool makeRealDirectory(const std::string &Path, std::string &Err) {
+  for (int Attempt = 0; Attempt < 2; ++Attempt) {
+    struct stat St;
+    if (lstat(Path.c_str(), &St) == 0) {
+      if (S_ISLNK(St.st_mode))
+        Err = fmt::format("refusing to use {}: it is a symbolic link, not a directory", Path);
+      else if (!S_ISDIR(St.st_mode))
+        Err = fmt::format("refusing to use {}: it is not a directory", Path);
+      return S_ISDIR(St.st_mode);
+    }
+    if (errno != ENOENT || (mkdir(Path.c_str(), 0755) != 0 && errno != EEXIST))
+      break;
+  }
+  Err = fmt::format("cannot create {}: {}", Path, std::strerror(errno));
+  return false;
+}
+
+ResultStore::ResultStore(std::string OutDir, bool Simulated, double TimeScale)
+    : OutDir(std::move(OutDir)), Simulated(Simulated), TimeScale(TimeScale) {}
+
+ResultStore::~ResultStore() = default;
+
+OutputLock::~OutputLock() {
+  if (Fd >= 0)
+    close(Fd);
+}
+
+bool OutputLock::acquire(const std::string &OutDir, std::string &Err) {
+  std::error_code Ec;
+  fs::create_directories(OutDir, Ec);
+  if (Ec) {
+    Err = fmt::format("cannot create {}: {}", OutDir, Ec.message());
     return false;
   }
+  std::string Path = OutDir + "/.lock";
+  int Fd = open(Path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (Fd < 0) {
+    Err = fmt::format("cannot lock {}: {}", OutDir, std::strerror(errno));
+    return false;
+  }
+  if (flock(Fd, LOCK_EX | LOCK_NB) != 0) {
+    int E = errno;
+    char Buf[32] = {};
+    ssize_t N = pread(Fd, Buf, sizeof Buf - 1, 0);
+    close(Fd);
+    std::string Holder = N > 0 ? std::string(Buf, size_t(N)) : std::string("?");
+    Holder.erase(Holder.find_last_not_of(" \n") + 1);
+    Err = E == EWOULDBLOCK
+              ? fmt::format("{} is in use by another arecipe-run (pid {}); wait for it to end "
+                            "or choose another --out",
+                            OutDir, Holder)
+              : fmt::format("cannot lock {}: {}", OutDir, std::strerror(E));
+    return false;
+  }
+  // The holder's pid, for the message a second run prints.
+  std::string Pid = std::to_string(getpid()) + "\n";
+  if (ftruncate(Fd, 0) != 0 || pwrite(Fd, Pid.data(), Pid.size(), 0) < 0) {
+    // The lock holds without the pid; only the message is poorer.
+  }
+  this->Fd = Fd;
   return true;
 }
 
@@ -110,40 +151,72 @@ std::string ResultStore::cellDir(const Cell &C) const { return OutDir + "/cells/
 
 std::string ResultStore::summaryPath(const Cell &C) const { return cellDir(C) + "/summary.json"; }
 
+std::string ResultStore::reservePath() const { return OutDir + "/.space-reserve"; }
+
 bool ResultStore::create(std::string &Err) const {
+  // --out itself may be a link (the operator chose it); nothing below it.
   std::error_code Ec;
-  fs::create_directories(OutDir + "/cells", Ec);
-  if (Ec)
+  fs::create_directories(OutDir, Ec);
+  if (Ec) {
     Err = fmt::format("cannot create {}: {}", OutDir, Ec.message());
-  return !Ec;
+    return false;
+  }
+  if (!makeRealDirectory(OutDir + "/cells", Err))
+    return false;
+  // Room kept for a cell's verdict: records fill a disk while a cell
+  // measures, and a cell that failed for that must still say so.
+  if (!fs::exists(reservePath(), Ec))
+    writeFileAtomically(reservePath(), std::string(ReserveBytes, '\0'), Err);
+  return true;
 }
 
 bool ResultStore::resetCell(const Cell &C, std::string &Err) const {
+  // `cells` is a real directory (create): remove_all on a link in it
+  // removes the link, never what it points to.
   std::error_code Ec;
+  if (!makeRealDirectory(OutDir + "/cells", Err))
+    return false;
   fs::remove_all(cellDir(C), Ec);
-  if (!Ec)
-    fs::create_directories(cellDir(C), Ec);
-  if (Ec)
+  if (Ec) {
     Err = fmt::format("cannot prepare {}: {}", cellDir(C), Ec.message());
-  return !Ec;
+    return false;
+  }
+  return makeRealDirectory(cellDir(C), Err);
 }
 
 std::optional<ordered_json> ResultStore::finishedSummary(const Cell &C) const {
-  std::ifstream In(summaryPath(C));
-  if (!In)
+  // Another run, another version or a person may have written this file:
+  // it is trusted only when it has the shape every reader relies on, and
+  // anything else means "not finished" (the cell runs again), never an
+  // abort (finding 4 of the second hardening round).
+  // Parsed once per version of the file: the sweep tables and --resume ask
+  // for every cell after every cell.
+  std::string Version = support::fileVersion(summaryPath(C));
+  auto &[CachedVersion, J] = Summaries[C.Id];
+  if (Version.empty())
+    J.reset();
+  else if (Version != CachedVersion)
+    J = support::readJsonFile(summaryPath(C), SummaryJsonLimits);
+  CachedVersion = Version;
+  const ordered_json *Run = J ? support::objectAt(*J, "arecipe_run") : nullptr;
+  if (!Run || !isSummaryRun(*Run) || support::stringAt(*Run, "cell_digest") != C.Digest)
     return std::nullopt;
-  std::stringstream SS;
-  SS << In.rdbuf();
-  ordered_json J = ordered_json::parse(SS.str(), nullptr, false);
-  if (!J.is_object() || !J.contains("arecipe_run") ||
-      J["arecipe_run"].value("cell_digest", std::string()) != C.Digest)
+  // Measured the same way: simulated or not, at the same time scale.
+  if (support::boolAt(*Run, "simulated", false) != Simulated ||
+      (Simulated && support::numberAt(*Run, "/time_scale") != std::optional<double>(TimeScale)))
     return std::nullopt;
   return J;
 }
 
 bool ResultStore::writeCellSummary(const Cell &C, const ordered_json &Summary,
                                    std::string &Err) const {
-  return writeFileAtomically(summaryPath(C), Summary.dump(2) + "\n", Err);
+  if (writeOutputJson(summaryPath(C), Summary, Err))
+    return true;
+  // The disk is full: give up the reserve for this verdict, once.
+  std::error_code Ec;
+  if (!fs::remove(reservePath(), Ec))
+    return false;
+  return writeOutputJson(summaryPath(C), Summary, Err);
 }
 
 namespace {
@@ -156,13 +229,6 @@ struct SweepRow {
       E2elP50, IntvtyP90;
 };
 
-std::optional<double> numberAt(const ordered_json &J, const char *Pointer) {
-  ordered_json::json_pointer P(Pointer);
-  if (!J.contains(P) || !J.at(P).is_number())
-    return std::nullopt;
-  return J.at(P).get<double>();
-}
-
 SweepRow rowFor(const Cell &C, const std::optional<ordered_json> &S) {
   SweepRow R;
   R.Id = C.Id;
@@ -172,18 +238,18 @@ SweepRow rowFor(const Cell &C, const std::optional<ordered_json> &S) {
   R.Status = "pending";
   if (!S)
     return R;
-  const ordered_json &Run = (*S)["arecipe_run"];
-  R.Status = Run.value("status", std::string("unknown"));
-  R.Reason = Run.value("reason", std::string());
-  R.Successful = numberAt(*S, "/num_requests_successful");
-  R.ErrorRate = numberAt(*S, "/arecipe_client/error_rate");
-  R.TputPerGpu = numberAt(*S, "/request_metrics/throughput/per_gpu/total");
-  R.OutputPerGpu = numberAt(*S, "/request_metrics/throughput/per_gpu/output");
-  R.TtftP50 = numberAt(*S, "/request_metrics/latency/ttft/p50");
-  R.TtftP90 = numberAt(*S, "/request_metrics/latency/ttft/p90");
-  R.ItlP50 = numberAt(*S, "/request_metrics/latency/itl/p50");
-  R.E2elP50 = numberAt(*S, "/request_metrics/latency/e2el/p50");
-  R.IntvtyP90 = numberAt(*S, "/arecipe_client/p90_interactivity");
+  const ordered_json &Run = *support::objectAt(*S, "arecipe_run");
+  R.Status = support::stringAt(Run, "status", "unknown");
+  R.Reason = support::stringAt(Run, "reason");
+  R.Successful = support::numberAt(*S, "/num_requests_successful");
+  R.ErrorRate = support::numberAt(*S, "/arecipe_client/error_rate");
+  R.TputPerGpu = support::numberAt(*S, "/request_metrics/throughput/per_gpu/total");
+  R.OutputPerGpu = support::numberAt(*S, "/request_metrics/throughput/per_gpu/output");
+  R.TtftP50 = support::numberAt(*S, "/request_metrics/latency/ttft/p50");
+  R.TtftP90 = support::numberAt(*S, "/request_metrics/latency/ttft/p90");
+  R.ItlP50 = support::numberAt(*S, "/request_metrics/latency/itl/p50");
+  R.E2elP50 = support::numberAt(*S, "/request_metrics/latency/e2el/p50");
+  R.IntvtyP90 = support::numberAt(*S, "/arecipe_client/p90_interactivity");
   return R;
 }
 
@@ -255,17 +321,30 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
                       num(R.TtftP50, 3), num(R.ItlP50, 4), num(R.IntvtyP90, 1), num(R.ErrorRate, 3),
                       Reason);
   }
-  if (!writeFileAtomically(OutDir + "/results.json", Results.dump(2) + "\n", Err) ||
-      !writeFileAtomically(OutDir + "/summary.csv", Csv, Err) ||
-      !writeFileAtomically(OutDir + "/summary.md", Md, Err))
+  if (!writeOutputJson(OutDir + "/results.json", Results, Err) ||
+      !writeOutputFile(OutDir + "/summary.csv", Csv, Err) ||
+      !writeOutputFile(OutDir + "/summary.md", Md, Err))
     return false;
   // Rebuilt with the tables, so an interrupted sweep has a current report too.
   // The report is a view of the results: a directory it cannot read (no
-  // plan.json, as when the store is used on its own) keeps its tables.
-  std::string Unreadable;
-  std::optional<report::SweepResults> Sweep = report::loadSweepResults(OutDir, Unreadable);
-  return !Sweep || writeFileAtomically(OutDir + "/" + report::ReportFileName,
-                                       report::renderSweepReport(*Sweep), Err);
+  // plan.json, as when the store is used on its own) keeps its tables. Its
+  // reader is kept between rebuilds and reads only the cells that changed.
+  try {
+    if (!Report) {
+      auto Reader = std::make_unique<report::SweepResultsReader>();
+      std::string Unreadable;
+      if (!Reader->load(OutDir, Unreadable))
+        return true;
+      Report = std::move(Reader);
+    } else {
+      Report->refresh();
+    }
+  } catch (const std::exception &) {
+    Report.reset();
+    return true;
+  }
+  return writeOutputFile(OutDir + "/" + report::ReportFileName,
+                         report::renderSweepReport(Report->results()), Err);
 }
 
 } // namespace arecipe::runtime

@@ -7,6 +7,10 @@
 #include "arecipe/Runtime/LocalExecutor.h"
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
 
@@ -49,8 +53,8 @@ class SlurmSweep {
 public:
   SlurmSweep(const LaunchPlan &Plan, const RunSettings &S, const SlurmSweepSettings &Slurm,
              ProgressReport &Progress)
-      : Plan(Plan), S(S), Slurm(Slurm), Progress(Progress), Store(S.OutDir),
-        SlurmDir(S.OutDir + "/slurm") {}
+      : Plan(Plan), S(S), Slurm(Slurm), Progress(Progress),
+        Store(S.OutDir, S.Simulate, S.TimeScale), SlurmDir(S.OutDir + "/slurm") {}
 
   int run(const std::string &PlanText);
 
@@ -85,7 +89,7 @@ CommandResult SlurmSweep::slurmCommand(const Argv &Command, bool Keep) {
   if (!Keep)
     std::ofstream(Log, std::ios::trunc);
   else
-    std::ofstream(Log, std::ios::app) << "$ " << quoteForDisplay(Command) << "\n";
+    appendOutputLine(Log, "$ " + support::shellJoin(support::redactArgv(Command)));
   return runCommand(Command, {}, Log, milliseconds(60000), nullptr);
 }
 
@@ -147,7 +151,7 @@ bool SlurmSweep::submit(const std::vector<CellJob *> &Group, const SlurmOptions 
   Spec.CellsDir = S.OutDir + "/cells";
   std::string Script = fmt::format("{}/{}-{}n.sh", SlurmDir, Plan.RecipeName, Nodes);
   std::string Err;
-  if (!writeFileAtomically(Script, buildJobScript(Options, Spec), Err)) {
+  if (!support::writeFileAtomically(Script, buildJobScript(Options, Spec), Err)) {
     Progress.message("error: " + Err);
     return false;
   }
@@ -205,8 +209,8 @@ void SlurmSweep::finish(CellJob &J, const SlurmJobRecord &Record) {
                                   Record.NodeList.empty() ? "" : " on " + Record.NodeList);
   if (auto Summary = Store.finishedSummary(*J.TheCell)) {
     const ordered_json &Run = (*Summary)["arecipe_run"];
-    std::string Status = Run.value("status", std::string("?"));
-    std::string Reason = Run.value("reason", std::string());
+    std::string Status = support::stringAt(Run, "status", "?");
+    std::string Reason = support::stringAt(Run, "reason");
     (Status == "ok" ? Ok : Bad)++;
     say(J, fmt::format("{} after {:.1f}s ({}){}", Status, Wall, Where,
                        Reason.empty() ? "" : ": " + Reason.substr(0, Reason.find('\n'))));
@@ -327,12 +331,10 @@ void SlurmSweep::cancelAll() {
 
 int SlurmSweep::run(const std::string &PlanText) {
   std::string Err;
-  std::error_code Ec;
-  fs::create_directories(SlurmDir, Ec);
-  if (Ec || !Store.create(Err) ||
-      !writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err)) {
-    Progress.message("error: " + (Ec ? fmt::format("cannot create {}: {}", SlurmDir, Ec.message())
-                                     : Err));
+  // The plan copy is redacted as JSON, field by field (redactPlanText).
+  if (!Store.create(Err) || !makeRealDirectory(SlurmDir, Err) ||
+      !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(PlanText), Err)) {
+    Progress.message("error: " + Err);
     return 2;
   }
   std::vector<std::string> Unknown;
@@ -343,7 +345,7 @@ int SlurmSweep::run(const std::string &PlanText) {
     const Cell &C = *Cells[I];
     if (S.Resume)
       if (auto Done = Store.finishedSummary(C)) {
-        std::string Status = (*Done)["arecipe_run"].value("status", std::string("?"));
+        std::string Status = support::stringAt((*Done)["arecipe_run"], "status", "?");
         Progress.message(fmt::format("[{}/{}] {}: already finished ({}), skipped", I + 1,
                                      Total, C.Id, Status));
         ++Skipped;
@@ -379,7 +381,7 @@ int SlurmSweep::run(const std::string &PlanText) {
   for (const CellJob &J : Jobs)
     if (!J.ArrayJobId.empty())
       Submitted[J.TheCell->Id] = {{"job", J.key()}, {"output", J.OutputPath}};
-  if (!writeFileAtomically(SlurmDir + "/jobs.json", Submitted.dump(2) + "\n", Err))
+  if (!writeOutputJson(SlurmDir + "/jobs.json", Submitted, Err))
     Progress.message("error: " + Err);
 
   auto AllDone = [&] {

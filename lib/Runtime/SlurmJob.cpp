@@ -3,6 +3,7 @@
 #include "arecipe/Runtime/SlurmJob.h"
 
 #include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Support/ShellQuote.h"
 
 #include <fmt/format.h>
 
@@ -22,8 +23,8 @@ namespace {
 
 /// The cell runner's command line as shell words, then the per-node part.
 std::string cellRunLine(const JobScriptSpec &Spec, const std::string &RankArgs) {
-  return fmt::format("{} --cells \"$cell\" {} {}", quoteForDisplay(Spec.CellRun), RankArgs,
-                     quoteForDisplay({Spec.PlanPath}));
+  return fmt::format("{} --cells \"$cell\" {} {}", support::shellJoin(Spec.CellRun), RankArgs,
+                     support::shellJoin({Spec.PlanPath}));
 }
 
 } // namespace
@@ -78,7 +79,7 @@ for ((rank = 1; rank < ${#nodes[@]}; rank++)); do
   Out += "srun --nodes=1 --ntasks=1 --nodelist=\"${nodes[0]}\" \\\n";
   Out += "  " + cellRunLine(Spec, "--node-rank 0 --node-addrs \"$addrs\"") + "\n";
   Out += "status=$?\n";
-  Out += fmt::format("touch {}/\"$cell\"/stop\n", quoteForDisplay({Spec.CellsDir}));
+  Out += fmt::format("touch {}/\"$cell\"/stop\n", support::shellJoin({Spec.CellsDir}));
   Out += "wait \"${pids[@]}\"\nexit $status\n";
   return Out;
 }

@@ -1,7 +1,7 @@
 //===- Router.cpp - arecipe-sim as a request router in front of engines ---===//
 #include "Router.h"
-#include "AtomicFile.h"
 #include "HttpUtil.h"
+#include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Sim/OpenAiProtocol.h"
 #include "arecipe/Sim/Server.h"
 
@@ -155,9 +155,11 @@ int RouterServer::run() {
     return 1;
   }
   Log.info(fmt::format("listening on http://127.0.0.1:{}", Loop.boundPort()));
+  std::string WriteErr;
   if (!O.PortFile.empty() &&
-      !writeAtomically(O.PortFile, std::to_string(Loop.boundPort()) + "\n")) {
-    Log.error(fmt::format("cannot write {}", O.PortFile));
+      !support::writeFileAtomically(O.PortFile, std::to_string(Loop.boundPort()) + "\n",
+                                    WriteErr)) {
+    Log.error(WriteErr);
     return 1;
   }
   ProbeTimer = Loop.timer([this] { probeBackends(); });

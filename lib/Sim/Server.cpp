@@ -7,9 +7,9 @@
 // injected crash exits at once, from inside the engine timer's callback.
 //
 //===----------------------------------------------------------------------===//
+#include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Sim/Server.h"
 #include "arecipe/Sim/SimSpec.h"
-#include "AtomicFile.h"
 #include "Completions.h"
 #include "EngineLoop.h"
 #include "EventLoop.h"
@@ -129,9 +129,11 @@ int SimServer::run() {
   Log.info(fmt::format("Uvicorn running on http://127.0.0.1:{} (Press CTRL+C "
                        "to quit)",
                        Loop.boundPort()));
+  std::string WriteErr;
   if (!O.PortFile.empty() &&
-      !writeAtomically(O.PortFile, std::to_string(Loop.boundPort()) + "\n")) {
-    Log.error(fmt::format("cannot write {}", O.PortFile));
+      !support::writeFileAtomically(O.PortFile, std::to_string(Loop.boundPort()) + "\n",
+                                    WriteErr)) {
+    Log.error(WriteErr);
     return 1;
   }
   Startup.start();

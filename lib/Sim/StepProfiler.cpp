@@ -1,6 +1,6 @@
 //===- StepProfiler.cpp - /start_profile and /stop_profile traces ---------===//
 #include "StepProfiler.h"
-#include "AtomicFile.h"
+#include "arecipe/Support/AtomicFile.h"
 
 #include <filesystem>
 
@@ -48,7 +48,8 @@ std::string StepProfiler::stop(double Now, const std::string &Dir,
       (fs::path(Dir) /
        fmt::format("arecipe-sim-trace-{}-{}.json", getpid(), ++TraceFiles))
           .string();
-  return writeAtomically(Path, Doc.dump()) ? Path : "";
+  std::string Err;
+  return support::writeFileAtomically(Path, Doc.dump(), Err) ? Path : "";
 }
 
 } // namespace arecipe::sim

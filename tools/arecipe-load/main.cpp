@@ -15,6 +15,8 @@
 #include "arecipe/Client/TraceFormats.h"
 #include "arecipe/Client/TraceGenerator.h"
 #include "arecipe/Client/Workload.h"
+#include "arecipe/Support/AtomicFile.h"
+#include "arecipe/Support/Json.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -215,10 +217,11 @@ static int writeSummary(const CellMetrics &M, const RunResult &Run, const std::s
   Ctx.FailedRequestThreshold = FailedThreshold;
   Ctx.ExpectedOutputTokens = expectedOutputTokens(Run.Records);
   ordered_json J = buildCellSummary(M, Run, Ctx);
-  std::string Text = J.dump(2) + "\n";
+  // Abort reasons and error kinds quote the server: dumped UTF-8-safe.
+  std::string Text = arecipe::support::dumpJson(J, 2) + "\n";
   if (Path.empty() || Path == "-")
     std::cout << Text;
-  else if (!writeFileAtomically(Path, Text, Err))
+  else if (!arecipe::support::writeFileAtomically(Path, Text, Err))
     return fail(Err);
   return J["arecipe_client"]["valid"].get<bool>() ? 0 : 3;
 }
@@ -389,7 +392,7 @@ static int genTrace() {
   for (const TraceSession &S : Trace)
     Text += sessionToJsonLine(S) + "\n";
   std::string Err;
-  if (!writeFileAtomically(GenOutput, Text, Err))
+  if (!arecipe::support::writeFileAtomically(GenOutput, Text, Err))
     return fail(Err);
   TraceStats St = computeTraceStats(Trace);
   ordered_json J;

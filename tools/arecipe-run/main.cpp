@@ -16,7 +16,11 @@
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Codegen/Compile.h"
+#include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/InstallLayout.h"
+#include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/Utf8.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
@@ -110,8 +114,15 @@ static cl::opt<bool> EvalMode("eval", cl::desc("Compile an accuracy-evaluation p
 static cl::opt<std::string> ProgressMode("progress", cl::desc("auto, live or plain"),
                                          cl::init("auto"), cl::cat(Category));
 
+/// Everything printed on stderr quotes the plan or the command line: it
+/// goes through the same redaction as every file under --out.
+static void printToStderr(const std::string &Text) {
+  std::string Safe = arecipe::support::sanitizeUtf8(arecipe::support::redact(Text));
+  std::fwrite(Safe.data(), 1, Safe.size(), stderr);
+}
+
 static int usageError(const std::string &Message) {
-  fmt::print(stderr, "arecipe-run: error: {}\n", Message);
+  printToStderr(fmt::format("arecipe-run: error: {}\n", Message));
   return 2;
 }
 
@@ -199,13 +210,16 @@ static int runReportCommand(int Argc, char **Argv) {
   std::string Html = Dirs.size() == 1 ? report::renderSweepReport(Sweeps[0])
                                       : report::renderComparisonReport(
                                             Sweeps, fs::absolute(Output).parent_path().string());
-  if (!writeFileAtomically(Output, Html, Err))
+  if (!writeOutputFile(Output, Html, Err))
     return usageError(Err);
   fmt::print("{}\n", Output);
   return 0;
 }
 
 int main(int Argc, char **Argv) {
+  // The operator's credentials (HF_TOKEN, ...) are redacted wherever they
+  // appear, also without their name (support/Redaction.h).
+  arecipe::support::addSecretValuesFromEnvironment();
   if (Argc > 1 && std::string_view(Argv[1]) == "report")
     return runReportCommand(Argc - 1, Argv + 1);
   cl::HideUnrelatedOptions({&Category, &SlurmCategory, &CompileCategory});
@@ -214,8 +228,17 @@ int main(int Argc, char **Argv) {
   if (Executor != "local" && Executor != "slurm")
     return usageError(
         fmt::format("--executor '{}': expected 'local' or 'slurm'", Executor.getValue()));
-  if (!(TimeScale > 0))
-    return usageError("--time-scale must be positive");
+  // Every duration is bounded, so none overflows when it becomes
+  // milliseconds (finding 16 of the second hardening round; the plan's are
+  // bounded by the loader).
+  if (!(TimeScale >= 0.001 && TimeScale <= 1e6))
+    return usageError(
+        fmt::format("--time-scale: expected a number in [0.001, 1000000], got {}", TimeScale));
+  for (auto [Name, Value] : {std::pair{"--teardown-grace", TeardownGrace.getValue()},
+                             {"--port-free-timeout", PortFreeTimeout.getValue()}})
+    if (!(Value >= 0 && Value <= MaxPlanDurationS))
+      return usageError(
+          fmt::format("{}: expected seconds in [0, {}], got {}", Name, MaxPlanDurationS, Value));
 
   bool FromRecipe = fs::path(PlanFile.getValue()).extension() == ".arecipe";
   if (!FromRecipe && (!Sets.empty() || !IncludeDirs.empty() || !RecipeName.empty() || EvalMode))
@@ -235,13 +258,18 @@ int main(int Argc, char **Argv) {
     SS << In.rdbuf();
     Text = SS.str();
   }
+  // So are the plan's: the values of its secret-named variables and options,
+  // wherever an engine or a command prints them later.
+  if (std::optional<arecipe::support::json> J = arecipe::support::parseJsonOrNull(
+          Text, arecipe::support::JsonLimits{64, size_t(256) << 20}))
+    arecipe::support::addSecretValuesIn(*J);
   PlanLoadResult Loaded = parseLaunchPlan(Text);
   if (!Loaded.ok()) {
     for (const PlanError &E : Loaded.Errors)
-      fmt::print(stderr, "{}: {}{}{}\n", PlanFile.getValue(), E.Path, E.Path.empty() ? "" : ": ",
-                 E.Message);
-    fmt::print(stderr, "arecipe-run: the plan is not valid ({} error{})\n", Loaded.Errors.size(),
-               Loaded.Errors.size() == 1 ? "" : "s");
+      printToStderr(fmt::format("{}: {}{}{}\n", PlanFile.getValue(), E.Path,
+                                E.Path.empty() ? "" : ": ", E.Message));
+    printToStderr(fmt::format("arecipe-run: the plan is not valid ({} error{})\n",
+                              Loaded.Errors.size(), Loaded.Errors.size() == 1 ? "" : "s"));
     return 2;
   }
   if (!ContainerRuntime.empty() || !ContainerMounts.empty()) {
@@ -286,29 +314,6 @@ int main(int Argc, char **Argv) {
   S.OutDir = fs::absolute(OutDir.empty() ? "results/" + Plan.RecipeName : OutDir.getValue())
                  .lexically_normal()
                  .string();
-  // A compiled plan is kept as OUT/plan.json before anything runs, so the
-  // Slurm jobs and a later --resume read the very plan this run used.
-  if (FromRecipe && !DryRun) {
-    std::error_code Ec;
-    fs::create_directories(S.OutDir, Ec);
-    // OUT/plan.json is shared with the results and has its secrets
-    // redacted; a plan holding secrets runs from a private copy instead.
-    bool HasSecrets = redactPlanText(Text) != Text;
-    fs::path Compiled = fs::path(S.OutDir) / (HasSecrets ? ".plan.run.json" : "plan.json");
-    fs::path Tmp = fs::path(S.OutDir) / ".plan.json.tmp";
-    {
-      std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
-      if (HasSecrets)
-        fs::permissions(Tmp, fs::perms::owner_read | fs::perms::owner_write, Ec);
-      Out << Text;
-      if (!Out.flush())
-        return usageError(fmt::format("cannot write {}: {}", Tmp.string(), std::strerror(errno)));
-    }
-    fs::rename(Tmp, Compiled, Ec);
-    if (Ec)
-      return usageError(fmt::format("cannot write {}: {}", Compiled.string(), Ec.message()));
-    S.PlanPath = Compiled.string();
-  }
   S.Cells.assign(CellIds.begin(), CellIds.end());
   S.DryRun = DryRun;
   S.Resume = Resume;
@@ -322,8 +327,8 @@ int main(int Argc, char **Argv) {
       return usageError(fmt::format("--sim-cell-arg '{}': expected CELL=ARG", A));
     S.CellSimArgs[A.substr(0, Eq)].push_back(A.substr(Eq + 1));
   }
-  S.TeardownGrace = std::chrono::milliseconds(long(TeardownGrace * 1000));
-  S.PortFreeTimeout = std::chrono::milliseconds(long(PortFreeTimeout * 1000));
+  S.TeardownGrace = std::chrono::milliseconds(static_cast<long long>(TeardownGrace * 1000));
+  S.PortFreeTimeout = std::chrono::milliseconds(static_cast<long long>(PortFreeTimeout * 1000));
   if (NodeRank >= 0) {
     S.NodeRank = NodeRank;
     S.NodeAddrs.assign(NodeAddrs.begin(), NodeAddrs.end());
@@ -345,6 +350,28 @@ int main(int Argc, char **Argv) {
                                   "pass --simulator PATH)",
                                   S.SimulatorPath));
 
+  // One run at a time writes into --out (finding 22 of the second hardening
+  // round): the lock is taken before anything is written there and held to
+  // the end. A node rank of a Slurm cell runs under its submitter's lock.
+  OutputLock Lock;
+  std::string LockErr;
+  if (!DryRun && NodeRank < 0 && !Lock.acquire(S.OutDir, LockErr))
+    return usageError(LockErr);
+  // A compiled plan is kept as OUT/plan.json before anything runs, so the
+  // Slurm jobs and a later --resume read the very plan this run used.
+  if (FromRecipe && !DryRun) {
+    std::error_code Ec;
+    fs::create_directories(S.OutDir, Ec);
+    // OUT/plan.json is shared with the results and has its secrets
+    // redacted; a plan holding secrets runs from a private copy instead.
+    bool HasSecrets = redactPlanText(Text) != Text;
+    fs::path Compiled = fs::path(S.OutDir) / (HasSecrets ? ".plan.run.json" : "plan.json");
+    std::string Err;
+    if (!arecipe::support::writeFileAtomically(Compiled.string(), Text, Err,
+                                               HasSecrets ? 0600 : 0644))
+      return usageError(Err);
+    S.PlanPath = Compiled.string();
+  }
   if (S.DryRun) {
     printDryRun(Plan, S, stdout);
     return 0;
@@ -354,7 +381,12 @@ int main(int Argc, char **Argv) {
   installStopHandlers();
   if (Executor == "local") {
     adoptOrphans();
-    return runLocalSweep(Plan, Text, S, Progress);
+    // Before any thread or child: if this process is killed, the keeper
+    // stops what it started (ChildProcess.h).
+    startProcessKeeper(S.TeardownGrace);
+    int Exit = runLocalSweep(Plan, Text, S, Progress);
+    stopProcessKeeper();
+    return Exit;
   }
 
   SlurmSweepSettings Slurm;

@@ -203,20 +203,6 @@ TEST(CellSummary, UsesInferenceXFieldNames) {
   EXPECT_TRUE(J["arecipe_client"]["valid"].get<bool>());
 }
 
-TEST(CellSummary, AtomicWriteReplacesTheFile) {
-  std::string Path = ::testing::TempDir() + "/summary-atomic.json";
-  std::string Err;
-  ASSERT_TRUE(writeFileAtomically(Path, "first", Err)) << Err;
-  ASSERT_TRUE(writeFileAtomically(Path, "second", Err)) << Err;
-  FILE *F = fopen(Path.c_str(), "r");
-  ASSERT_NE(F, nullptr);
-  char Buf[16] = {};
-  size_t N = fread(Buf, 1, sizeof(Buf) - 1, F);
-  fclose(F);
-  EXPECT_EQ(std::string(Buf, N), "second");
-  EXPECT_FALSE(writeFileAtomically("/nonexistent-dir/x.json", "x", Err));
-}
-
 TEST(RequestRecord, JsonLineRoundTrip) {
   RequestRecord R;
   R.Id = 7;

@@ -43,6 +43,39 @@ TEST(ChildProcess, ExitStatusAndLogAreKept) {
   std::remove(Log.c_str());
 }
 
+std::string readFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+}
+
+TEST(ChildProcess, OutputReachesTheLogRedactedAndRawInMemory) {
+  std::string Log = tempPath("redact");
+  std::remove(Log.c_str());
+  CommandResult R = runCommand({"sh", "-c", "echo HF_TOKEN=abcd1234; printf 'no newline'"}, {}, Log,
+                               5000ms, nullptr);
+  EXPECT_TRUE(R.succeeded());
+  EXPECT_EQ(readFile(Log), "HF_TOKEN=[redacted]\nno newline");
+  // The caller parses what the command said; the sinks redact it.
+  EXPECT_EQ(R.Output, "HF_TOKEN=abcd1234\nno newline");
+  std::remove(Log.c_str());
+}
+
+TEST(ChildProcess, OutputBeyondTheLimitsIsDrainedWithANote) {
+  std::string Log = tempPath("flood");
+  std::remove(Log.c_str());
+  CommandResult R = runCommand({"sh", "-c", "head -c 40000000 /dev/zero | tr '\\000' y"}, {}, Log,
+                               60000ms, nullptr);
+  EXPECT_TRUE(R.succeeded());
+  EXPECT_TRUE(R.OutputTruncated);
+  EXPECT_EQ(R.Output.size(), MaxCommandOutputBytes);
+  std::string Text = readFile(Log);
+  EXPECT_LT(Text.size(), MaxCommandLogBytes + 200);
+  EXPECT_NE(Text.find("[arecipe-run: output truncated here, after 16777216 bytes; the rest was "
+                      "discarded]"),
+            std::string::npos);
+  std::remove(Log.c_str());
+}
+
 TEST(ChildProcess, MissingProgramIsReportedWithoutForking) {
   ChildProcess P;
   std::string Err;

@@ -1,6 +1,7 @@
 //===- LaunchCommandTest.cpp - What a process actually executes -----------===//
 
 #include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Support/ShellQuote.h"
 
 #include <gtest/gtest.h>
 
@@ -41,11 +42,11 @@ TEST_F(LaunchCommandFixture, ContainerHasAnExplicitEntrypointAndReadOnlyMounts) 
   Plan.Container = ContainerSpec{"podman", {{"/models", "/models", true}}, ""};
   Plan.Hardware.VisibleDevicesEnv = "CUDA_VISIBLE_DEVICES";
   LaunchCommand L = buildLaunchCommand(Plan, C, P, S, "/out/cells/c8");
-  std::string Line = quoteForDisplay(L.Command);
+  std::string Line = arecipe::support::shellJoin(L.Command);
   EXPECT_EQ(L.ContainerName, "arecipe-r-c8-server");
   EXPECT_NE(Line.find("podman run --rm --name=arecipe-r-c8-server --network=host --ipc=host "
                       "--device=nvidia.com/gpu=all --volume=/models:/models:ro "
-                      "--env=CUDA_VISIBLE_DEVICES=0,1 --entrypoint=vllm img:1 serve m"),
+                      "'--env=CUDA_VISIBLE_DEVICES=0,1' --entrypoint=vllm -- img:1 serve m"),
             std::string::npos)
       << Line;
   EXPECT_EQ(containerRemoveCommand(Plan, L.ContainerName),
@@ -55,8 +56,8 @@ TEST_F(LaunchCommandFixture, ContainerHasAnExplicitEntrypointAndReadOnlyMounts) 
 TEST_F(LaunchCommandFixture, ContainerEntrypointFromThePlanPrecedesArgv) {
   Plan.Container = ContainerSpec{"docker", {}, "/usr/bin/env"};
   LaunchCommand L = buildLaunchCommand(Plan, C, P, S, "/out/cells/c8");
-  std::string Line = quoteForDisplay(L.Command);
-  EXPECT_NE(Line.find("--entrypoint=/usr/bin/env img:1 vllm serve m"), std::string::npos) << Line;
+  std::string Line = arecipe::support::shellJoin(L.Command);
+  EXPECT_NE(Line.find("--entrypoint=/usr/bin/env -- img:1 vllm serve m"), std::string::npos) << Line;
 }
 
 TEST_F(LaunchCommandFixture, SimulateReplacesTheEngineButNotTheRouter) {
@@ -68,7 +69,7 @@ TEST_F(LaunchCommandFixture, SimulateReplacesTheEngineButNotTheRouter) {
   P.Port = 0;
   LaunchCommand L = buildLaunchCommand(Plan, C, P, S, "/out/cells/c8");
   EXPECT_TRUE(L.Simulated);
-  EXPECT_EQ(quoteForDisplay(L.Command),
+  EXPECT_EQ(arecipe::support::shellJoin(L.Command),
             "/bin/arecipe-sim --sim-hardware mi355x --sim-time-scale 50 --sim-gpu-mem-file "
             "/out/.sim-gpu-memory/c8-server.mem --sim-port-file /out/cells/c8/server.port "
             "--sim-fault=crash-after=3 -- vllm serve m");
@@ -78,7 +79,7 @@ TEST_F(LaunchCommandFixture, SimulateReplacesTheEngineButNotTheRouter) {
 }
 
 TEST(LaunchCommand, DisplayQuotingRoundTripsThroughAShell) {
-  EXPECT_EQ(quoteForDisplay({"a", "b c", "it's", "[1,2]", ""}), "a 'b c' 'it'\\''s' '[1,2]' ''");
+  EXPECT_EQ(arecipe::support::shellJoin({"a", "b c", "it's", "[1,2]", ""}), "a 'b c' 'it'\\''s' '[1,2]' ''");
 }
 
 TEST(LaunchCommand, WallClockIsPlanTimeOverTheScale) {

@@ -18,18 +18,6 @@ struct StoreFixture : ::testing::Test {
   void TearDown() override { fs::remove_all(Dir); }
 };
 
-TEST_F(StoreFixture, AtomicWriteReplacesAndLeavesNoTemporary) {
-  fs::create_directories(Dir);
-  std::string Err, Path = (Dir / "f.json").string();
-  ASSERT_TRUE(writeFileAtomically(Path, "one", Err)) << Err;
-  ASSERT_TRUE(writeFileAtomically(Path, "two", Err)) << Err;
-  std::ifstream In(Path);
-  std::string Text((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(Text, "two");
-  EXPECT_EQ(std::distance(fs::directory_iterator(Dir), fs::directory_iterator()), 1);
-  EXPECT_FALSE(writeFileAtomically((Dir / "missing" / "f").string(), "x", Err));
-}
-
 TEST_F(StoreFixture, ResumeTrustsOnlyASummaryForTheSameCell) {
   ResultStore Store(Dir.string());
   std::string Err;

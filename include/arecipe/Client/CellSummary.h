@@ -56,10 +56,6 @@ ClientSaturation clientSaturation(const RunResult &Run);
 nlohmann::ordered_json buildCellSummary(const CellMetrics &M, const RunResult &Run,
                                         const SummaryContext &Context);
 
-/// Writes Contents to Path via a temporary file in the same directory and
-/// rename(2). Returns false with Err set on failure.
-bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Err);
-
 } // namespace arecipe::client
 
 #endif // ARECIPE_CLIENT_CELLSUMMARY_H

@@ -26,10 +26,6 @@ class raw_ostream;
 
 namespace arecipe::codegen {
 
-/// S as one bash word: bare when it holds only characters no shell treats
-/// specially, else single-quoted ('\'' for a quote).
-std::string shellQuote(llvm::StringRef S);
-
 void emitShell(const LaunchPlan &Plan, llvm::raw_ostream &OS);
 
 } // namespace arecipe::codegen

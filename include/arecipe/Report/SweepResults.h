@@ -8,7 +8,7 @@
 // verdict's log tail. Loading reads files and nothing else; it never runs a
 // process or touches the network, and it tolerates a sweep in progress (a
 // cell without summary is `pending`). Every text that may carry a secret is
-// redacted here (Redaction.h), so nothing downstream can show one.
+// redacted here (support/Redaction.h), so nothing downstream can show one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +77,25 @@ struct SweepResults {
 /// Reads DIR. Returns nullopt with Err when DIR holds no readable plan.json;
 /// anything else missing or malformed leaves the affected figures absent.
 std::optional<SweepResults> loadSweepResults(const std::string &Dir, std::string &Err);
+
+/// A results directory read once and then kept current: refresh() reads a
+/// cell again only when its summary or records changed on disk, so the
+/// report rebuilt after every cell of a sweep costs one cell's reading,
+/// not the whole directory's.
+class SweepResultsReader {
+public:
+  /// Reads DIR's plan.json and every cell; false with Err as
+  /// loadSweepResults.
+  bool load(const std::string &Dir, std::string &Err);
+  /// Reads again every cell whose files changed since they were read.
+  void refresh();
+  const SweepResults &results() const { return S; }
+
+private:
+  SweepResults S;
+  std::vector<CellResult> FromPlan;  ///< each cell as the plan describes it
+  std::vector<std::string> Versions; ///< of each cell's files when last read
+};
 
 /// The quantiles of Values (any order); nullopt when Values is empty.
 std::optional<LatencyQuantiles> quantilesOf(std::vector<double> Values);

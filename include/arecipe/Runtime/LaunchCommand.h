@@ -58,9 +58,6 @@ std::string simulatedHfHome(const RunSettings &Settings);
 std::string substituteNodeAddresses(const std::string &Text,
                                     const std::vector<std::string> &NodeAddrs);
 
-/// An argv as a copy-pasteable POSIX shell line, for display only.
-std::string quoteForDisplay(const Argv &Command);
-
 } // namespace arecipe::runtime
 
 #endif // ARECIPE_RUNTIME_LAUNCHCOMMAND_H

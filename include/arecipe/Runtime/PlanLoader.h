@@ -21,6 +21,16 @@
 
 namespace arecipe::runtime {
 
+/// The longest cell id, process name or recipe name: each names a file or
+/// directory, and `<cell>-<process>.mem` must fit in 255 bytes.
+inline constexpr size_t MaxPlanNameLength = 100;
+/// The longest duration a plan may ask for, in seconds (11.6 days): enough
+/// for any benchmark, and far from overflowing a wait in milliseconds.
+inline constexpr double MaxPlanDurationS = 1e6;
+/// The largest token or request count (isl, osl, num_prompts, warmup) and
+/// request rate.
+inline constexpr int64_t MaxPlanCount = 10'000'000;
+
 struct PlanError {
   std::string Path;    ///< `cells[3].processes[0].argv`, or `line:col` for syntax
   std::string Message; ///< lower-case, no trailing period
@@ -45,10 +55,6 @@ bool isValidEnvName(std::string_view Name);
 /// A Hugging Face repository id that is safe to use in a path: 'org/name',
 /// each part letters, digits, '_', '-' and '.', neither containing '..'.
 bool isValidRepoId(std::string_view Repo);
-
-/// Text for one error line: control characters and bytes that are not
-/// valid UTF-8 are shown as \n, \t, \r or \xNN.
-std::string escapeForErrorLine(std::string_view Text);
 
 } // namespace arecipe::runtime
 

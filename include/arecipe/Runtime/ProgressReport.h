@@ -4,7 +4,8 @@
 // requests done, tokens/s), rewritten in place and replaced by a final line
 // when the cell ends; plain, line-oriented messages when stderr is a file or
 // a pipe (CI logs, lit tests), one per phase change. Everything goes to
-// stderr; stdout is left for --dry-run output. It reports and never decides.
+// stderr, redacted (support::redact); stdout is left for --dry-run output.
+// It reports and never decides.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace arecipe::runtime {
 
@@ -33,6 +35,7 @@ public:
   void message(const std::string &Text);
 
 private:
+  void write(std::string_view Text);
   std::string prefix() const;
   void redraw();
   void clearLive();

@@ -11,6 +11,7 @@
 #ifndef ARECIPE_RUNTIME_RUNSETTINGS_H
 #define ARECIPE_RUNTIME_RUNSETTINGS_H
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string>
@@ -48,8 +49,12 @@ struct RunSettings {
   std::chrono::milliseconds PortFreeTimeout{30000};
 
   /// The wall-clock time a plan duration takes in this run.
+  /// Plan durations and the time scale are bounded where they are read;
+  /// the result is clamped to [0, 10^12 s] all the same, so no caller can
+  /// turn it into a negative wait.
   std::chrono::milliseconds wall(double PlanSeconds) const {
     double S = Simulate && TimeScale > 0 ? PlanSeconds / TimeScale : PlanSeconds;
+    S = S > 0 ? std::min(S, 1e12) : 0; // also NaN to 0
     return std::chrono::milliseconds(static_cast<long long>(S * 1000.0 + 0.5));
   }
 };
