@@ -11,6 +11,7 @@
 #include "arecipe/AST/Expr.h"
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Sema/Sema.h"
+#include "arecipe/Support/Suggestions.h"
 
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -97,16 +98,14 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
     }
     const ResolvedValue *RV = R.find(*C, Knob);
     if (!RV) {
-      std::string Best;
-      unsigned BestDist = ~0u;
-      for (const auto &[Name, _] : C->Values) {
-        unsigned D = llvm::StringRef(Name).edit_distance(Knob);
-        if (D < BestDist)
-          BestDist = D, Best = Name;
-      }
-      bool Close = BestDist <= std::max<size_t>(1, (Knob.size() + 2) / 3);
-      Diags.report(R.NameRange, DiagID::err_explain_no_value)
-          << Knob << R.Name << (Close ? "; did you mean '" + Best + "'?" : "");
+      SpellingSuggester Suggest(Knob);
+      for (const auto &[Name, _] : C->Values)
+        Suggest.add(Name);
+      auto B = Diags.report(R.NameRange, DiagID::err_explain_no_value);
+      B << Knob << R.Name;
+      // The name was written on the command line: no place for a fix-it.
+      if (std::optional<std::string> Best = Suggest.best())
+        B.note(llvm::SMLoc(), DiagID::note_did_you_mean) << *Best;
       continue;
     }
     Any = true;

@@ -136,10 +136,9 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
         std::vector<std::string> Names;
         for (const Param &P : Sig.Params)
           Names.push_back(P.Name);
-        std::string Sug = S.suggest(A.Name.Name, Names);
-        S.diag(A.Name.Range, DiagID::err_unknown_argument)
-            << Sig.Name << A.Name.Name
-            << (Sug.empty() ? "" : "; did you mean '" + Sug + "'?");
+        auto B = S.diag(A.Name.Range, DiagID::err_unknown_argument);
+        B << Sig.Name << A.Name.Name;
+        S.didYouMean(B, A.Name.Range, A.Name.Name, Names);
         Ok = false;
         continue;
       }
@@ -236,9 +235,9 @@ SemaImpl::evalPreflight(const ast::PreflightStmt &P, const EvalCtx &Ctx) {
   std::vector<std::string> Names;
   for (const Signature &Sig : preflightActions(*this))
     Names.push_back(Sig.Name);
-  std::string Sug = suggest(Name, Names);
-  diag(P.getAction().Range, DiagID::err_unknown_preflight)
-      << Name << (Sug.empty() ? "" : "; did you mean '" + Sug + "'?");
+  auto B = diag(P.getAction().Range, DiagID::err_unknown_preflight);
+  B << Name;
+  didYouMean(B, P.getAction().Range, Name, Names);
   return std::nullopt;
 }
 
@@ -319,9 +318,9 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
                                    std::end(PlainFunctions));
     for (const Signature &Sig : constructors(*this))
       Names.push_back(Sig.Name);
-    std::string Sug = suggest(Name, Names);
-    diag(Callee->getRange(), DiagID::err_undeclared_name)
-        << Name << (Sug.empty() ? "" : "; did you mean '" + Sug + "'?");
+    auto B = diag(Callee->getRange(), DiagID::err_undeclared_name);
+    B << Name;
+    didYouMean(B, Callee->getRange(), Name, Names);
     return std::nullopt;
   }
 
@@ -334,7 +333,7 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
   std::vector<Value> Args;
   for (const ast::Argument &A : E->getArgs()) {
     if (A.isNamed()) {
-      diag(A.Name.Range, DiagID::err_unknown_argument) << Name << A.Name.Name << "";
+      diag(A.Name.Range, DiagID::err_unknown_argument) << Name << A.Name.Name;
       return std::nullopt;
     }
     EvalCtx Inner = Ctx;

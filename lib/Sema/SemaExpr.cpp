@@ -92,13 +92,18 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
         << "an expression without a call";
     return std::nullopt;
   }
-  std::string S = suggest(Name, namesVisible(Ctx));
-  std::string Hint = S.empty() ? "" : "; did you mean '" + S + "'?";
+  std::vector<std::string> Visible = namesVisible(Ctx);
+  auto B = diag(E->getRange(), DiagID::err_undeclared_name);
+  B << Name;
   // `image = rocm`, `--set env.X=on`: a string needs its quotes.
-  if (S.empty() && Ctx.Expected &&
-      (Ctx.Expected->K == Type::String || Ctx.Expected->K == Type::Scalar))
-    Hint = "; did you mean the string \"" + Name.str() + "\"?";
-  diag(E->getRange(), DiagID::err_undeclared_name) << Name << Hint;
+  if (!suggestSpelling(Name, Visible) && Ctx.Expected &&
+      (Ctx.Expected->K == Type::String || Ctx.Expected->K == Type::Scalar)) {
+    std::string Quoted = "\"" + Name.str() + "\"";
+    B.note(E->getLoc(), DiagID::note_did_you_mean_string)
+        << Quoted << E->getRange() << FixIt::replace(E->getRange(), Quoted);
+    return std::nullopt;
+  }
+  didYouMean(B, E->getRange(), Name, Visible);
   return std::nullopt;
 }
 
@@ -508,7 +513,7 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
       if (Base == "env" || Base == "labels")
         return Value::none();
       diag(E->getMember().Range, DiagID::err_unknown_field)
-          << ("'" + Base.str() + "'") << Member << "";
+          << ("'" + Base.str() + "'") << Member;
       return std::nullopt;
     }
     if (!(Ctx.Recipe && Ctx.Recipe->Names.count(Base.str())))
@@ -519,10 +524,9 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
             std::vector<std::string> Names;
             for (auto &Entry : S->Target->Own)
               Names.push_back(Entry.first().str());
-            std::string Sug = suggest(Member, Names);
-            diag(E->getMember().Range, DiagID::err_unknown_field)
-                << ("'" + S->Target->Name + "'") << Member
-                << (Sug.empty() ? "" : "; did you mean '" + Sug + "'?");
+            auto B = diag(E->getMember().Range, DiagID::err_unknown_field);
+            B << ("'" + S->Target->Name + "'") << Member;
+            didYouMean(B, E->getMember().Range, Member, Names);
             return std::nullopt;
           }
           const Symbol &T = It->second;
@@ -544,11 +548,11 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
     if (const Value *V = Base->lookup(Member))
       return *V;
     diag(E->getMember().Range, DiagID::err_unknown_field)
-        << Base->str() << Member << "";
+        << Base->str() << Member;
     return std::nullopt;
   }
   diag(E->getMember().Range, DiagID::err_unknown_field)
-      << (Base->describeType() + " " + Base->str()) << Member << "";
+      << (Base->describeType() + " " + Base->str()) << Member;
   return std::nullopt;
 }
 

@@ -19,6 +19,7 @@
 #include "arecipe/AST/Decl.h"
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Sema/Sema.h"
+#include "arecipe/Support/Suggestions.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SourceMgr.h"
@@ -252,8 +253,14 @@ public:
   void reportNumericError(NumericError Err, llvm::SMRange R,
                           llvm::StringRef OpText, const Value &L,
                           const Value &Rv, const EvalCtx &Ctx);
-  std::string suggest(llvm::StringRef Name,
-                      const std::vector<std::string> &Candidates) const;
+  /// Attaches note_did_you_mean to B when one of Candidates is close to
+  /// Name (Support/Suggestions.h), written at Range, with a fix-it that
+  /// replaces what is written there. Name may extend the written text to
+  /// the left (`endpoints.helth` written as `helth` in an `endpoints`
+  /// block): the fix-it then replaces only the written part.
+  void didYouMean(DiagnosticBuilder &B, llvm::SMRange Range,
+                  llvm::StringRef Name,
+                  const std::vector<std::string> &Candidates) const;
   std::vector<std::string> namesVisible(const EvalCtx &Ctx);
 
   // Built-ins (SemaBuiltins.cpp) ------------------------------------------
@@ -313,9 +320,6 @@ public:
   void explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
                       DiagnosticBuilder &B);
 };
-
-/// Edit distance for "did you mean".
-unsigned editDistance(llvm::StringRef A, llvm::StringRef B);
 
 } // namespace arecipe::sema
 

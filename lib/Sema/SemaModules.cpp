@@ -316,27 +316,21 @@ bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
   return !Diags.hasErrors();
 }
 
-unsigned arecipe::sema::editDistance(llvm::StringRef A, llvm::StringRef B) {
-  return A.edit_distance(B, /*AllowReplacements=*/true);
-}
-
-std::string SemaImpl::suggest(llvm::StringRef Name,
-                              const std::vector<std::string> &Candidates) const {
-  std::string Best;
-  unsigned BestDist = ~0u;
-  for (const std::string &C : Candidates) {
-    if (C == Name)
-      continue;
-    unsigned D = editDistance(Name, C);
-    if (D < BestDist || (D == BestDist && C < Best)) {
-      BestDist = D;
-      Best = C;
-    }
-  }
-  unsigned Limit = std::max<unsigned>(1, (Name.size() + 2) / 3);
-  if (Best.empty() || BestDist > Limit)
-    return "";
-  return Best;
+void SemaImpl::didYouMean(DiagnosticBuilder &B, llvm::SMRange Range,
+                          llvm::StringRef Name,
+                          const std::vector<std::string> &Candidates) const {
+  std::optional<std::string> Best = suggestSpelling(Name, Candidates);
+  if (!Best)
+    return;
+  DiagnosticBuilder Note = B.note(Range.Start, DiagID::note_did_you_mean);
+  Note << *Best << Range;
+  llvm::StringRef Written = sourceText(Range);
+  if (Written.empty() || !Name.endswith(Written))
+    return;
+  llvm::StringRef Prefix = Name.drop_back(Written.size());
+  if (llvm::StringRef(*Best).startswith(Prefix))
+    Note << FixIt::replace(Range,
+                           llvm::StringRef(*Best).drop_front(Prefix.size()));
 }
 
 // Compilation --------------------------------------------------------------

@@ -218,13 +218,11 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
   std::vector<std::string> Candidates;
   for (const auto &[N, _] : R.Names)
     Candidates.push_back(N);
-  std::string S = suggest(Name, Candidates);
   std::string Owner = R.Out->Engine ? "engine '" + R.Out->Engine->Name + "'"
                                     : "recipe '" + R.Out->Name + "'";
   auto B = diag(NameRange, DiagID::err_unknown_knob);
-  B << Name << Owner << (S.empty() ? "" : "; did you mean '" + S + "'?");
-  if (!S.empty())
-    B << FixIt::replace(NameRange, S);
+  B << Name << Owner;
+  didYouMean(B, NameRange, Name, Candidates);
   return false;
 }
 
