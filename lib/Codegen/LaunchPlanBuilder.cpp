@@ -11,6 +11,7 @@
 #include "arecipe/Codegen/LaunchPlan.h"
 
 #include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Sema/Sema.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -113,11 +114,10 @@ std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
     K.Value = OrderedJSON::parse(sema::toJSON(RV.V));
     K.Origin = OrderedJSON::object();
     llvm::SMRange Where = RV.From ? RV.From->Range : llvm::SMRange();
-    if (unsigned ID = Where.isValid() ? SM.FindBufferContainingLoc(Where.Start) : 0) {
-      auto [Line, Col] = SM.getLineAndColumn(Where.Start, ID);
-      K.Origin["file"] = SM.getMemoryBuffer(ID)->getBufferIdentifier().str();
-      K.Origin["line"] = Line;
-      K.Origin["col"] = Col;
+    if (std::optional<PresumedLoc> P = getPresumedLoc(SM, Where.Start)) {
+      K.Origin["file"] = P->File.str();
+      K.Origin["line"] = P->Line;
+      K.Origin["col"] = P->Column;
     }
     K.Origin["level"] = sema::getSpelling(RV.L).str();
     Out.push_back(std::move(K));

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Sema/Sema.h"
 
 #include "llvm/Support/SourceMgr.h"
@@ -23,14 +24,8 @@ static std::string quote(llvm::StringRef S) {
 }
 
 static std::string origin(const llvm::SourceMgr &SM, llvm::SMRange R) {
-  if (!R.isValid())
-    return "null";
-  unsigned ID = SM.FindBufferContainingLoc(R.Start);
-  if (!ID)
-    return "null";
-  auto [Line, Col] = SM.getLineAndColumn(R.Start, ID);
-  return quote(SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
-               std::to_string(Line) + ":" + std::to_string(Col));
+  std::optional<std::string> Where = formatLocation(SM, R.Start);
+  return Where ? quote(*Where) : "null";
 }
 
 static const char *renderKind(Rendering::Kind K) {

@@ -10,6 +10,7 @@
 
 #include "arecipe/AST/Expr.h"
 #include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Sema/Sema.h"
 #include "arecipe/Support/Suggestions.h"
 
@@ -29,12 +30,7 @@ public:
       : SM(SM), R(R), OS(OS) {}
 
   std::string where(llvm::SMRange Rg) const {
-    if (!Rg.isValid())
-      return "built in";
-    unsigned ID = SM.FindBufferContainingLoc(Rg.Start);
-    auto [Line, Col] = SM.getLineAndColumn(Rg.Start, ID);
-    return SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
-           std::to_string(Line) + ":" + std::to_string(Col);
+    return formatLocation(SM, Rg.Start).value_or("built in");
   }
 
   static llvm::StringRef text(llvm::SMRange Rg) {

@@ -191,7 +191,6 @@ public:
   std::set<std::pair<const char *, unsigned>> Reported;
   std::string cellSuffix(const EvalCtx &E) const;
   llvm::StringRef sourceText(llvm::SMRange R) const;
-  std::string location(llvm::SMLoc L) const; ///< "file:line:col".
 
   // Modules (SemaModules.cpp) ---------------------------------------------
   Module *loadModule(unsigned BufferID, ast::File *F, llvm::StringRef Path);

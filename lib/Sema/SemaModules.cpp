@@ -61,17 +61,6 @@ llvm::StringRef SemaImpl::sourceText(llvm::SMRange R) const {
                          R.End.getPointer() - R.Start.getPointer());
 }
 
-std::string SemaImpl::location(llvm::SMLoc L) const {
-  if (!L.isValid())
-    return "<built-in>";
-  unsigned ID = SM.FindBufferContainingLoc(L);
-  if (!ID)
-    return "<unknown>";
-  auto [Line, Col] = SM.getLineAndColumn(L, ID);
-  return SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
-         std::to_string(Line) + ":" + std::to_string(Col);
-}
-
 void SemaImpl::createBuiltinEnums() {
   auto Add = [&](const char *Name, std::vector<std::string> Members) {
     auto E = std::make_unique<EnumInfo>();
