@@ -207,14 +207,8 @@ public:
   std::vector<std::unique_ptr<EntityInfo>> Entities;
   std::vector<std::unique_ptr<EnumInfo>> Enums;
   std::vector<std::unique_ptr<ConstantInfo>> Constants;
-  std::vector<std::unique_ptr<EnumInfo>> BuiltinEnums;
+  /// A built-in enum (Builtins.h), which every compilation shares.
   const EnumInfo *builtinEnum(llvm::StringRef Name) const;
-  void createBuiltinEnums();
-  /// The constructor and pre-flight signature tables (SemaBuiltins.cpp).
-  /// They hold pointers into BuiltinEnums, so they live with this SemaImpl
-  /// (never in function-level statics: a second Compilation in the same
-  /// process would read the first one's freed enums, F15).
-  std::shared_ptr<void> ConstructorSigs, PreflightSigs;
   /// File-level constants being evaluated, outermost first: the cycle a
   /// dependency-cycle error prints.
   std::vector<ConstantInfo *> ConstStack;
@@ -267,9 +261,6 @@ public:
   std::optional<Value> dramBudget(const Value &U, const ast::CallExpr *E,
                                   const EvalCtx &Ctx);
   bool isBuiltinFunction(llvm::StringRef Name) const;
-  std::optional<std::vector<std::pair<std::string, Value>>>
-  bindArguments(llvm::StringRef Callee, llvm::ArrayRef<ast::Argument> Args,
-                llvm::SMRange CallRange, const EvalCtx &Ctx);
   std::optional<PreflightAction> evalPreflight(const ast::PreflightStmt &P,
                                                const EvalCtx &Ctx);
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Builtins.h"
 #include "SemaImpl.h"
 
 #include "arecipe/Parse/Parser.h"
@@ -24,7 +25,6 @@ SemaImpl::SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
     : SM(SM), Diags(Diags), Ctx(Ctx), Opts(std::move(Opts)) {
   Sink = std::make_unique<DiagnosticEngine>(SM, nullptr);
   Sink->setErrorLimit(0);
-  createBuiltinEnums();
 }
 
 DiagnosticBuilder SemaImpl::diag(llvm::SMRange R, DiagID ID) {
@@ -61,27 +61,8 @@ llvm::StringRef SemaImpl::sourceText(llvm::SMRange R) const {
                          R.End.getPointer() - R.Start.getPointer());
 }
 
-void SemaImpl::createBuiltinEnums() {
-  auto Add = [&](const char *Name, std::vector<std::string> Members) {
-    auto E = std::make_unique<EnumInfo>();
-    E->Name = Name;
-    E->Members = std::move(Members);
-    BuiltinEnums.push_back(std::move(E));
-  };
-  Add("precision", {"fp4", "fp8", "bf16"});
-  Add("mode", {"bench", "eval"});
-  Add("router_policy", {"random", "round_robin", "dp_sticky", "cache_aware",
-                        "power_of_two", "prefix_hash"});
-  Add("on_mismatch", {"warn", "fail"});
-  Add("node_scope", {"all_nodes", "rank0"});
-  Add("cache_scope", {"node_user_image"});
-}
-
 const EnumInfo *SemaImpl::builtinEnum(llvm::StringRef Name) const {
-  for (const auto &E : BuiltinEnums)
-    if (E->Name == Name)
-      return E.get();
-  return nullptr;
+  return builtins().enumNamed(Name);
 }
 
 static std::string displayJoin(llvm::StringRef Dir, llvm::StringRef File) {
@@ -276,9 +257,9 @@ std::vector<const EnumInfo *> SemaImpl::enumsWithMember(Module &M,
     if (E->hasMember(Name))
       Out.push_back(E);
   if (Out.empty())
-    for (const auto &E : BuiltinEnums)
-      if (E->hasMember(Name))
-        Out.push_back(E.get());
+    for (const EnumInfo &E : builtins().Enums)
+      if (E.hasMember(Name))
+        Out.push_back(&E);
   return Out;
 }
 

@@ -107,12 +107,24 @@ cl::opt<unsigned> ErrorLimit("error-limit",
 cl::opt<bool> ListDiagnostics("list-diagnostics",
                               cl::desc("List every diagnostic id and level, then exit"),
                               cl::cat(Category));
+// For the test that keeps docs/language.md §6.7 and the compiler's table
+// in step: one "name<TAB>signature<TAB>doc" line per built-in.
+cl::opt<bool> ListBuiltins(
+    "list-builtins",
+    cl::desc("List every built-in function and constructor, then exit"),
+    cl::Hidden, cl::cat(Category));
 
 std::unique_ptr<DiagnosticConsumer> makePrinter() {
   if (DiagnosticsFormat == DiagFormat::JSON)
     return std::make_unique<JSONDiagnosticPrinter>(llvm::errs());
   return std::make_unique<TextDiagnosticPrinter>(llvm::errs(), "arecipec",
                                                  llvm::errs().has_colors());
+}
+
+int printBuiltinTable() {
+  for (const sema::BuiltinInfo &B : sema::listBuiltins())
+    llvm::outs() << B.Name << "\t" << B.Signature << "\t" << B.Doc << "\n";
+  return ExitOk;
 }
 
 int printDiagnosticTable() {
@@ -276,6 +288,8 @@ int main(int argc, char **argv) {
     return ExitUsage;
   if (ListDiagnostics)
     return printDiagnosticTable();
+  if (ListBuiltins)
+    return printBuiltinTable();
 
   llvm::SourceMgr SM;
   SM.setIncludeDirs(std::vector<std::string>(IncludeDirs.begin(), IncludeDirs.end()));

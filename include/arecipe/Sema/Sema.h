@@ -80,6 +80,17 @@ private:
   std::unique_ptr<SemaImpl> Impl;
 };
 
+/// One built-in function or constructor as docs/language.md §6.7 lists it.
+struct BuiltinInfo {
+  std::string Name;
+  std::string Signature; ///< "(int, int) → int"
+  std::string Doc;       ///< One line of markdown.
+};
+
+/// Every built-in function, then every constructor, in table order
+/// (`arecipec --list-builtins`).
+std::vector<BuiltinInfo> listBuiltins();
+
 /// `--emit cells`: every recipe's cells as deterministic JSON (keys in a
 /// fixed order, knobs sorted by name, one knob per line), each value with
 /// its provenance `file:line:col` and level.
