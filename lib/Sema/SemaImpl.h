@@ -15,7 +15,6 @@
 #ifndef ARECIPE_LIB_SEMA_SEMAIMPL_H
 #define ARECIPE_LIB_SEMA_SEMAIMPL_H
 
-#include "arecipe/AST/ASTContext.h"
 #include "arecipe/AST/Decl.h"
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Sema/Sema.h"
@@ -156,25 +155,17 @@ constexpr int64_t MaxListElements = 1000000;
 /// launch, and a longer list is a mistake, not a sweep.
 constexpr int64_t MaxCellsPerRecipe = 10000;
 
-/// One `--set name=value` option, parsed once and applied to every recipe.
-struct SetOption {
-  std::string Name;
-  llvm::SMRange Range; ///< The whole option, in the `<command line>` buffer.
-  llvm::SMRange NameRange;
-  const ast::Expr *Value = nullptr; ///< Null when the value did not parse.
-};
-
 class SemaImpl {
 public:
-  SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-           ast::ASTContext &Ctx, SemaOptions Opts);
+  SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags, SemaOptions Opts);
 
-  bool run(unsigned MainBufferID, ast::File *MainFile);
+  bool loadModules(const SourceFile &Main);
+  bool analyze(std::vector<SetOption> Sets);
 
   llvm::SourceMgr &SM;
   DiagnosticEngine &Diags;
-  ast::ASTContext &Ctx;
   SemaOptions Opts;
+  Module *Main = nullptr;
   std::vector<std::unique_ptr<RecipeCells>> Recipes;
 
   // Diagnostics ------------------------------------------------------------
@@ -193,7 +184,7 @@ public:
   llvm::StringRef sourceText(llvm::SMRange R) const;
 
   // Modules (SemaModules.cpp) ---------------------------------------------
-  Module *loadModule(unsigned BufferID, ast::File *F, llvm::StringRef Path);
+  Module *loadModule(const SourceFile &File);
   Module *importModule(Module &From, const ast::ImportDecl &Imp);
   void buildScope(Module &M);
   void declare(Module &M, llvm::StringRef Name, Symbol S);
@@ -279,8 +270,6 @@ public:
   void matchBands(RecipeState &R);
   void matchAts(RecipeState &R);
   void linkServerCells(RecipeState &R);
-  /// Parses every `--set` into SetOptions, in the `<command line>` buffer.
-  void parseSetOptions();
   /// The last `--set` of Name, or null.
   const SetOption *findSetOption(llvm::StringRef Name) const;
   void applySets(RecipeState &R);

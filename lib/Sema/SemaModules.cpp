@@ -1,28 +1,25 @@
 //===- SemaModules.cpp - Imports, scopes and name lookup -----------------===//
 //
-// Finding imported files (relative, -I, the std root), loading each once,
-// diagnosing import cycles, building each file's scope with duplicate
-// declarations diagnosed, and looking names up in it. Imports are not
-// transitive: a file sees its own declarations and those of the files it
-// imports directly.
+// Loading each imported file once (found and parsed by the front end's
+// ModuleLoader), diagnosing missing imports and import cycles, building
+// each file's scope with duplicate declarations diagnosed, and looking
+// names up in it. Imports are not transitive: a file sees its own
+// declarations and those of the files it imports directly.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Builtins.h"
 #include "SemaImpl.h"
 
-#include "arecipe/Parse/Parser.h"
-
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 using namespace arecipe;
 using namespace arecipe::sema;
 
 SemaImpl::SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-                   ast::ASTContext &Ctx, SemaOptions Opts)
-    : SM(SM), Diags(Diags), Ctx(Ctx), Opts(std::move(Opts)) {
+                   SemaOptions Opts)
+    : SM(SM), Diags(Diags), Opts(std::move(Opts)) {
   Sink = std::make_unique<DiagnosticEngine>(SM, nullptr);
   Sink->setErrorLimit(0);
 }
@@ -65,29 +62,15 @@ const EnumInfo *SemaImpl::builtinEnum(llvm::StringRef Name) const {
   return builtins().enumNamed(Name);
 }
 
-static std::string displayJoin(llvm::StringRef Dir, llvm::StringRef File) {
-  llvm::SmallString<256> P(Dir);
-  llvm::sys::path::append(P, File);
-  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
-  return std::string(P.str());
-}
-
-static std::string realPath(llvm::StringRef Path) {
-  llvm::SmallString<256> Real;
-  if (llvm::sys::fs::real_path(Path, Real))
-    return Path.str();
-  return std::string(Real.str());
-}
-
-Module *SemaImpl::loadModule(unsigned BufferID, ast::File *F,
-                             llvm::StringRef Path) {
+Module *SemaImpl::loadModule(const SourceFile &File) {
   auto Owned = std::make_unique<Module>();
   Module &M = *Owned;
   Modules.push_back(std::move(Owned));
-  M.Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier().str();
-  M.RealPath = realPath(Path);
-  M.BufferID = BufferID;
-  M.AST = F;
+  M.Name = SM.getMemoryBuffer(File.BufferID)->getBufferIdentifier().str();
+  M.RealPath = File.RealPath;
+  M.BufferID = File.BufferID;
+  M.AST = File.AST;
+  ast::File *F = File.AST;
   if (!F)
     return &M;
 
@@ -188,54 +171,31 @@ void SemaImpl::declare(Module &M, llvm::StringRef Name, Symbol S) {
 
 Module *SemaImpl::importModule(Module &From, const ast::ImportDecl &Imp) {
   llvm::StringRef Target = Imp.getTarget()->getPlainValue();
-  std::string File = Target.str() + ".arecipe";
-
-  // Candidates in search order, each with its display name.
-  std::vector<std::pair<std::string, std::string>> Candidates;
-  {
-    llvm::StringRef Dir = llvm::sys::path::parent_path(From.RealPath);
-    llvm::StringRef DisplayDir = llvm::sys::path::parent_path(From.Name);
-    Candidates.emplace_back(displayJoin(Dir, File),
-                            displayJoin(DisplayDir, File));
+  llvm::SMRange Where = Imp.getTarget()->getRange();
+  std::optional<ImportTarget> Found =
+      Opts.Loader->find(Target, From.RealPath, From.Name);
+  if (!Found) {
+    diag(Where, DiagID::err_import_not_found) << Target;
+    return nullptr;
   }
-  for (const std::string &Dir : Opts.IncludeDirs)
-    Candidates.emplace_back(displayJoin(Dir, File), displayJoin(Dir, File));
-  if (!Opts.StdRoot.empty())
-    Candidates.emplace_back(displayJoin(Opts.StdRoot, File), File);
-
-  for (const auto &[Path, Display] : Candidates) {
-    if (!llvm::sys::fs::is_regular_file(Path))
+  for (const auto &Loaded : Modules) {
+    if (Loaded->RealPath != Found->RealPath)
       continue;
-    std::string Real = realPath(Path);
-    for (const auto &Loaded : Modules) {
-      if (Loaded->RealPath != Real)
-        continue;
-      if (Loaded->Loading) {
-        std::string Cycle;
-        auto It = std::find(LoadStack.begin(), LoadStack.end(), Loaded.get());
-        for (; It != LoadStack.end(); ++It)
-          Cycle += (*It)->Name + " -> ";
-        Cycle += Loaded->Name;
-        diag(Imp.getTarget()->getRange(), DiagID::err_import_cycle) << Cycle;
-        return nullptr;
-      }
-      return Loaded.get();
-    }
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
-        llvm::MemoryBuffer::getFile(Path);
-    if (!Buf) {
-      Diags.report(Imp.getTarget()->getRange(), DiagID::err_cannot_open_file)
-          << Display << Buf.getError().message();
+    if (Loaded->Loading) {
+      std::string Cycle;
+      auto It = std::find(LoadStack.begin(), LoadStack.end(), Loaded.get());
+      for (; It != LoadStack.end(); ++It)
+        Cycle += (*It)->Name + " -> ";
+      Cycle += Loaded->Name;
+      diag(Where, DiagID::err_import_cycle) << Cycle;
       return nullptr;
     }
-    unsigned ID = SM.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy((*Buf)->getBuffer(), Display),
-        Imp.getTarget()->getLoc());
-    ast::File *F = parse::parseFile(SM, ID, Diags, Ctx);
-    return loadModule(ID, F, Path);
+    return Loaded.get();
   }
-  diag(Imp.getTarget()->getRange(), DiagID::err_import_not_found) << Target;
-  return nullptr;
+  std::optional<SourceFile> File = Opts.Loader->load(*Found, Where);
+  if (!File)
+    return nullptr;
+  return loadModule(*File);
 }
 
 const Symbol *SemaImpl::lookupSymbol(Module &M, llvm::StringRef Name) {
@@ -263,10 +223,8 @@ std::vector<const EnumInfo *> SemaImpl::enumsWithMember(Module &M,
   return Out;
 }
 
-bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
-  llvm::StringRef Path =
-      SM.getMemoryBuffer(MainBufferID)->getBufferIdentifier();
-  Module *Main = loadModule(MainBufferID, MainFile, Path);
+bool SemaImpl::loadModules(const SourceFile &MainFile) {
+  Main = loadModule(MainFile);
   // Declarations of every loaded file are checked even when unused, so a
   // mistake in std/ shows up where it is, not in the first recipe using it.
   for (const auto &E : Entities)
@@ -274,8 +232,13 @@ bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
       evaluateEntityFields(*E);
   for (const auto &C : Constants)
     constantValue(*C, C->Decl->getName().Range);
-  parseSetOptions();
-  if (Main->AST)
+  Sink->flush();
+  return !Diags.hasErrors();
+}
+
+bool SemaImpl::analyze(std::vector<SetOption> Sets) {
+  SetOptions = std::move(Sets);
+  if (Main && Main->AST)
     for (ast::Decl *D : Main->AST->getDecls())
       if (auto *E = llvm::dyn_cast<ast::EntityDecl>(D))
         if (E->getEntityKind() == ast::EntityKind::Recipe)
@@ -305,14 +268,20 @@ void SemaImpl::didYouMean(DiagnosticBuilder &B, llvm::SMRange Range,
 
 // Compilation --------------------------------------------------------------
 
+ModuleLoader::~ModuleLoader() = default;
+
 Compilation::Compilation(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-                         ast::ASTContext &Ctx, SemaOptions Opts)
-    : Impl(std::make_unique<SemaImpl>(SM, Diags, Ctx, std::move(Opts))) {}
+                         SemaOptions Opts)
+    : Impl(std::make_unique<SemaImpl>(SM, Diags, std::move(Opts))) {}
 
 Compilation::~Compilation() = default;
 
-bool Compilation::run(unsigned MainBufferID, ast::File *MainFile) {
-  return Impl->run(MainBufferID, MainFile);
+bool Compilation::loadModules(const SourceFile &Main) {
+  return Impl->loadModules(Main);
+}
+
+bool Compilation::analyze(std::vector<SetOption> Sets) {
+  return Impl->analyze(std::move(Sets));
 }
 
 llvm::ArrayRef<std::unique_ptr<RecipeCells>> Compilation::recipes() const {

@@ -11,10 +11,6 @@
 
 #include "SemaImpl.h"
 
-#include "arecipe/Parse/Parser.h"
-
-#include "llvm/Support/MemoryBuffer.h"
-
 using namespace arecipe;
 using namespace arecipe::sema;
 
@@ -553,44 +549,6 @@ void SemaImpl::linkServerCells(RecipeState &R) {
   for (auto &[Conc, CS] : R.Cells)
     if (CS.C->ServerFrom && !CS.C->ServerRoot)
       CS.C->ServerFrom.reset();
-}
-
-static llvm::SMRange rangeOf(llvm::StringRef Text) {
-  return {llvm::SMLoc::getFromPointer(Text.begin()),
-          llvm::SMLoc::getFromPointer(Text.end())};
-}
-
-void SemaImpl::parseSetOptions() {
-  if (Opts.Sets.empty())
-    return;
-  // One line per option, so a diagnostic's line number is the option's
-  // place among the --set options.
-  std::string Text;
-  std::vector<std::pair<size_t, size_t>> Spans;
-  for (const std::string &S : Opts.Sets) {
-    Spans.emplace_back(Text.size(), S.size());
-    Text += S + "\n";
-  }
-  unsigned ID = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Text, "<command line>"),
-      llvm::SMLoc());
-  llvm::StringRef Buffer = SM.getMemoryBuffer(ID)->getBuffer();
-  for (auto [Offset, Size] : Spans) {
-    llvm::StringRef Option = Buffer.substr(Offset, Size);
-    size_t Eq = Option.find('=');
-    llvm::StringRef Name =
-        Eq == llvm::StringRef::npos ? "" : Option.take_front(Eq).trim();
-    if (Name.empty()) {
-      diag(rangeOf(Option), DiagID::err_set_syntax) << Option;
-      continue;
-    }
-    SetOption S;
-    S.Name = Name.str();
-    S.Range = rangeOf(Option);
-    S.NameRange = rangeOf(Name);
-    S.Value = parse::parseExpr(SM, Option.drop_front(Eq + 1), Diags, Ctx);
-    SetOptions.push_back(std::move(S));
-  }
 }
 
 const SetOption *SemaImpl::findSetOption(llvm::StringRef Name) const {
