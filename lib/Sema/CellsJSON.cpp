@@ -77,8 +77,9 @@ static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
   }
   OS << "          },\n";
   OS << "          \"renderings\": [\n";
-  for (size_t I = 0; I < C.Renderings.size(); ++I) {
-    const Rendering &R = C.Renderings[I];
+  llvm::ArrayRef<Rendering> Renderings = C.renderings();
+  for (size_t I = 0; I < Renderings.size(); ++I) {
+    const Rendering &R = Renderings[I];
     OS << "            {\"kind\": " << quote(renderKind(R.K));
     if (!R.Target.empty())
       OS << ", \"target\": " << quote(R.Target);
@@ -88,7 +89,7 @@ static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
       OS << ", \"value\": " << toJSON(*R.V);
     if (!R.Knob.empty())
       OS << ", \"knob\": " << quote(R.Knob);
-    OS << "}" << (I + 1 < C.Renderings.size() ? "," : "") << "\n";
+    OS << "}" << (I + 1 < Renderings.size() ? "," : "") << "\n";
   }
   OS << "          ],\n";
   OS << "          \"preflight\": [\n";

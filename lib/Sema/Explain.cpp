@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "arecipe/AST/Expr.h"
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Sema/Sema.h"
@@ -66,10 +65,10 @@ public:
         continue;
       OS << Pad << Dep << " = " << D->V.str() << "    <- " << origin(*D)
          << "\n";
-      if (!Seen.insert(Dep).second || !D->From || !D->From->ValueExpr ||
-          D->Deps.empty())
+      if (!Seen.insert(Dep).second || !D->From ||
+          !D->From->FormulaRange.isValid() || D->Deps.empty())
         continue;
-      OS << Pad << "  = " << text(D->From->ValueExpr->getRange()) << "\n";
+      OS << Pad << "  = " << text(D->From->FormulaRange) << "\n";
       operands(*Source, *D, Depth + 2);
     }
   }
@@ -114,9 +113,8 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
          << *C->ServerRoot << "'s verbatim; the client keeps conc=" << Conc
          << "\n";
     OS << "  from " << E.origin(*RV) << "\n";
-    if (RV->From && RV->From->ValueExpr)
-      OS << "  formula: " << Explainer::text(RV->From->ValueExpr->getRange())
-         << "\n";
+    if (RV->From && RV->From->FormulaRange.isValid())
+      OS << "  formula: " << Explainer::text(RV->From->FormulaRange) << "\n";
     if (!RV->Deps.empty()) {
       OS << "  operands:\n";
       E.operands(*C, *RV, 2);
@@ -139,8 +137,8 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
       ++Shadowed;
       OS << "    " << A->describeSite() << ", " << E.where(A->Range) << " ["
          << getSpelling(A->L) << "]";
-      if (A->ValueExpr)
-        OS << ": " << Explainer::text(A->ValueExpr->getRange());
+      if (A->FormulaRange.isValid())
+        OS << ": " << Explainer::text(A->FormulaRange);
       else if (A->Literal)
         OS << ": " << A->Literal->str();
       OS << "\n";

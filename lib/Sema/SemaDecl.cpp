@@ -108,7 +108,7 @@ std::optional<Type> SemaImpl::resolveType(Module &M, const ast::TypeRef &T) {
   return Out;
 }
 
-void SemaImpl::declareEngineKnobs(EntityInfo &E) {
+void SemaImpl::declareEngineKnobs(EntityState &E) {
   for (ast::Stmt *S : E.Decl->getBody().Stmts) {
     auto *K = llvm::dyn_cast<ast::KnobStmt>(S);
     if (!K)
@@ -140,7 +140,7 @@ void SemaImpl::declareEngineKnobs(EntityInfo &E) {
   }
 }
 
-bool SemaImpl::evaluateEntityFields(EntityInfo &E) {
+bool SemaImpl::evaluateEntityFields(EntityState &E) {
   if (E.FieldsEvaluated || E.Evaluating)
     return true;
   E.Evaluating = true;
@@ -220,7 +220,7 @@ bool SemaImpl::evaluateEntityFields(EntityInfo &E) {
 std::optional<Value> SemaImpl::entityField(const EntityInfo &CE,
                                            llvm::StringRef Field,
                                            llvm::SMRange Loc) {
-  EntityInfo &E = const_cast<EntityInfo &>(CE);
+  EntityState &E = stateOf(CE);
   evaluateEntityFields(E);
   auto It = E.Fields.find(Field.str());
   if (It != E.Fields.end())

@@ -15,8 +15,10 @@
 #ifndef ARECIPE_LIB_SEMA_SEMAIMPL_H
 #define ARECIPE_LIB_SEMA_SEMAIMPL_H
 
+#include "SemaState.h"
 #include "arecipe/AST/Decl.h"
 #include "arecipe/Basic/Diagnostic.h"
+
 #include "arecipe/Sema/Sema.h"
 #include "arecipe/Support/Suggestions.h"
 
@@ -42,7 +44,7 @@ struct ConstantInfo {
 struct Symbol {
   enum Kind : uint8_t { Entity, Enum, Constant, Alias };
   Kind K = Constant;
-  EntityInfo *Ent = nullptr;
+  EntityState *Ent = nullptr;
   EnumInfo *En = nullptr;
   ConstantInfo *Const = nullptr;
   Module *Target = nullptr; ///< For Alias.
@@ -70,21 +72,21 @@ struct CellName {
   bool ServerSide = true;
   bool PerCell = true; ///< False: recipe body only (engine, model, ...).
   const KnobInfo *KnobDecl = nullptr;
-  const Assignment *LetDecl = nullptr;
+  const AssignmentState *LetDecl = nullptr;
 };
 
 struct CheckInfo {
   const ast::Expr *Cond = nullptr;
   const ast::StringLiteral *Message = nullptr;
   Module *M = nullptr;
-  const BandInfo *Band = nullptr;
-  const AtConcInfo *At = nullptr;
+  const BandState *Band = nullptr;
+  const AtConcState *At = nullptr;
 };
 
 struct PreflightInfo {
   const ast::PreflightStmt *Stmt = nullptr;
-  const BandInfo *Band = nullptr;
-  const AtConcInfo *At = nullptr;
+  const BandState *Band = nullptr;
+  const AtConcState *At = nullptr;
 };
 
 struct RecipeState;
@@ -94,7 +96,7 @@ struct CellState {
   Cell *C = nullptr;
   RecipeState *R = nullptr;
   std::vector<std::string> Stack; ///< Names being evaluated (cycles).
-  std::vector<const Assignment *> StackFrom;
+  std::vector<const AssignmentState *> StackFrom;
   std::set<std::string> Failed;
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
   /// during which this grows depends on the cell.
@@ -110,15 +112,21 @@ struct SharedValue {
 
 struct RecipeState {
   RecipeCells *Out = nullptr;
-  EntityInfo *Recipe = nullptr;
+  EntityState *Recipe = nullptr;
+  /// The recipe's engine (Out->Engine), with its knobs; null without one.
+  const EntityState *Engine = nullptr;
   Module *M = nullptr;
+  std::vector<BandState *> Bands; ///< Source order.
+  std::vector<AtConcState *> Ats; ///< Source order.
+  /// Out->Assignments as Sema's objects.
+  std::vector<AssignmentState *> Assignments;
   std::map<std::string, CellName> Names;
-  std::map<std::string, std::vector<Assignment *>> ByName;
+  std::map<std::string, std::vector<AssignmentState *>> ByName;
   std::vector<CheckInfo> Checks;
   std::vector<PreflightInfo> Preflights;
-  const Assignment *ConcurrencyAssign = nullptr;
+  const AssignmentState *ConcurrencyAssign = nullptr;
   std::map<int64_t, CellState> Cells;
-  std::map<int64_t, const Assignment *> ServerAssign; ///< By client cell.
+  std::map<int64_t, const AssignmentState *> ServerAssign; ///< By client cell.
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
   /// Formulas evaluated once and shared by every cell: a recipe-level
   /// list is not rebuilt in each cell (F12).
@@ -195,7 +203,14 @@ public:
   std::vector<const EnumInfo *> enumsWithMember(Module &M, llvm::StringRef Name);
   std::vector<std::unique_ptr<Module>> Modules;
   std::vector<Module *> LoadStack;
-  std::vector<std::unique_ptr<EntityInfo>> Entities;
+  std::vector<std::unique_ptr<EntityState>> Entities;
+  /// What the recipes' results point to (RecipeCells, Cell::Band,
+  /// ResolvedValue::From), kept for the life of the Compilation.
+  std::vector<std::unique_ptr<BandState>> Bands;
+  std::vector<std::unique_ptr<AtConcState>> Ats;
+  std::vector<std::unique_ptr<AssignmentState>> Assignments;
+  /// Keeps A and lists it among R's assignments.
+  void keepAssignment(RecipeState &R, std::unique_ptr<AssignmentState> A);
   std::vector<std::unique_ptr<EnumInfo>> Enums;
   std::vector<std::unique_ptr<ConstantInfo>> Constants;
   /// A built-in enum (Builtins.h), which every compilation shares.
@@ -205,9 +220,9 @@ public:
   std::vector<ConstantInfo *> ConstStack;
 
   // Declarations (SemaDecl.cpp) -------------------------------------------
-  void declareEngineKnobs(EntityInfo &E);
+  void declareEngineKnobs(EntityState &E);
   std::optional<Type> resolveType(Module &M, const ast::TypeRef &T);
-  bool evaluateEntityFields(EntityInfo &E);
+  bool evaluateEntityFields(EntityState &E);
   std::optional<Value> entityField(const EntityInfo &E, llvm::StringRef Field,
                                    llvm::SMRange Loc);
   std::optional<Value> constantValue(ConstantInfo &C, llvm::SMRange Use);
@@ -256,13 +271,13 @@ public:
                                                const EvalCtx &Ctx);
 
   // Recipes (SemaRecipe.cpp) ----------------------------------------------
-  void analyzeRecipe(EntityInfo &Recipe);
+  void analyzeRecipe(EntityState &Recipe);
   void declareRecipeNames(RecipeState &R);
   void collectStatements(RecipeState &R, llvm::ArrayRef<ast::Stmt *> Stmts,
-                         Level L, const BandInfo *Band, AtConcInfo *At,
+                         Level L, const BandState *Band, AtConcState *At,
                          llvm::StringRef Prefix);
   void addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
-                     const BandInfo *Band, AtConcInfo *At,
+                     const BandState *Band, AtConcState *At,
                      llvm::StringRef Prefix);
   bool checkAssignable(RecipeState &R, llvm::StringRef Name,
                        llvm::SMRange NameRange, Level L);

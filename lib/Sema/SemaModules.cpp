@@ -76,7 +76,7 @@ Module *SemaImpl::loadModule(const SourceFile &File) {
 
   for (ast::Decl *D : F->getDecls()) {
     if (auto *E = llvm::dyn_cast<ast::EntityDecl>(D)) {
-      auto Info = std::make_unique<EntityInfo>();
+      auto Info = std::make_unique<EntityState>();
       Info->K = static_cast<EntityInfo::Kind>(E->getEntityKind());
       Info->Name = E->getName().Name.str();
       Info->Decl = E;
@@ -269,6 +269,18 @@ void SemaImpl::didYouMean(DiagnosticBuilder &B, llvm::SMRange Range,
 // Compilation --------------------------------------------------------------
 
 ModuleLoader::~ModuleLoader() = default;
+
+const KnobInfo *EntityState::findKnob(llvm::StringRef Name) const {
+  for (const KnobInfo &K : Knobs)
+    if (K.Name == Name)
+      return &K;
+  return nullptr;
+}
+
+void AssignmentState::setValueExpr(const ast::Expr *E) {
+  ValueExpr = E;
+  FormulaRange = E ? E->getRange() : llvm::SMRange();
+}
 
 Compilation::Compilation(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
                          SemaOptions Opts)

@@ -622,13 +622,6 @@ bool EnumInfo::hasMember(llvm::StringRef M) const {
   return std::find(Members.begin(), Members.end(), M) != Members.end();
 }
 
-const KnobInfo *EntityInfo::findKnob(llvm::StringRef Name) const {
-  for (const KnobInfo &K : Knobs)
-    if (K.Name == Name)
-      return &K;
-  return nullptr;
-}
-
 std::string Assignment::describeSite() const {
   switch (L) {
   case Level::Default:
@@ -649,6 +642,12 @@ std::string Assignment::describeSite() const {
     return "the command line";
   }
   return "?";
+}
+
+llvm::ArrayRef<Rendering> Cell::renderings() const {
+  if (Servers.empty())
+    return {};
+  return Servers.front().Renderings;
 }
 
 const ResolvedValue *Cell::find(llvm::StringRef Name) const {
@@ -673,9 +672,9 @@ const ResolvedValue *RecipeCells::find(const Cell &C,
 std::vector<const Assignment *>
 RecipeCells::assignmentsTo(llvm::StringRef Name) const {
   std::vector<const Assignment *> Out;
-  for (const auto &A : Assignments)
+  for (const Assignment *A : Assignments)
     if (A->Name == Name)
-      Out.push_back(A.get());
+      Out.push_back(A);
   std::stable_sort(Out.begin(), Out.end(),
                    [](const Assignment *A, const Assignment *B) {
                      return A->L < B->L;
