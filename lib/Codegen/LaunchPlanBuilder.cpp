@@ -18,6 +18,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include "nlohmann/json.hpp"
+
 #include <set>
 
 using namespace arecipe;
@@ -65,17 +67,34 @@ private:
 };
 } // namespace
 
-/// Exact numbers stay exact: integers as JSON integers, anything else as
-/// the nearest double (plan fields are seconds and fractions).
-static OrderedJSON number(const Rational &R) {
-  if (R.isInteger())
-    return R.numerator();
-  return static_cast<double>(R.numerator()) /
-         static_cast<double>(R.denominator());
+const char *codegen::actionName(const PreflightStep &Step) {
+  struct Name {
+    const char *operator()(const preflight::UnsetEnv &) { return "unset_env"; }
+    const char *operator()(const preflight::RequireVersion &) {
+      return "require_version";
+    }
+    const char *operator()(const preflight::StageModel &) {
+      return "stage_model";
+    }
+    const char *operator()(const preflight::CheckPaths &) {
+      return "check_paths";
+    }
+    const char *operator()(const preflight::WaitCleanGpus &) {
+      return "wait_clean_gpus";
+    }
+    const char *operator()(const preflight::PrepareCache &) {
+      return "prepare_cache";
+    }
+    const char *operator()(const preflight::VerifyImport &) {
+      return "verify_import";
+    }
+    const char *operator()(const preflight::RunStep &) { return "run"; }
+  };
+  return std::visit(Name{}, Step);
 }
 
-static OrderedJSON seconds(const Value &V) {
-  return number(*V.getQuantity().in(Unit::Second));
+static PlanNumber seconds(const Value &V) {
+  return *V.getQuantity().in(Unit::Second);
 }
 
 static const Value *field(const sema::EntityInfo *E, llvm::StringRef Name) {
@@ -111,15 +130,11 @@ std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
   for (const auto &[Name, RV] : Cell->Values) {
     PlanKnob K;
     K.Name = Name;
-    K.Value = OrderedJSON::parse(sema::toJSON(RV.V));
-    K.Origin = OrderedJSON::object();
+    K.Value = RV.V;
     llvm::SMRange Where = RV.From ? RV.From->Range : llvm::SMRange();
-    if (std::optional<PresumedLoc> P = getPresumedLoc(SM, Where.Start)) {
-      K.Origin["file"] = P->File.str();
-      K.Origin["line"] = P->Line;
-      K.Origin["col"] = P->Column;
-    }
-    K.Origin["level"] = sema::getSpelling(RV.L).str();
+    if (std::optional<PresumedLoc> P = getPresumedLoc(SM, Where.Start))
+      K.Origin.Where = KnobOrigin::Position{P->File.str(), P->Line, P->Column};
+    K.Origin.Level = RV.L;
     Out.push_back(std::move(K));
   }
   return Out;
@@ -141,47 +156,49 @@ std::vector<PreflightStep> PlanBuilder::lowerPreflight() {
           return V;
       llvm_unreachable("Sema fills every argument of a pre-flight action");
     };
-    PreflightStep S;
-    S.Action = A.Action;
-    OrderedJSON &F = S.Fields;
     if (A.Action == "unset_env") {
-      F["names"] = strings(Arg("names"));
+      Out.push_back(preflight::UnsetEnv{strings(Arg("names"))});
     } else if (A.Action == "require_version") {
       // The tool is a Python package: the probe prints the version the
       // servers will import.
       std::string Tool = Arg("tool").getString();
-      F["tool"] = Tool;
-      F["probe"] = {"python3", "-c",
-                    "import " + Tool + "; print(" + Tool + ".__version__)"};
-      F["pattern"] = Arg("pattern").getString();
-      F["on_mismatch"] = Arg("on_mismatch").getString();
+      preflight::RequireVersion S;
+      S.Tool = Tool;
+      S.Probe = {"python3", "-c",
+                 "import " + Tool + "; print(" + Tool + ".__version__)"};
+      S.Pattern = Arg("pattern").getString();
+      S.OnMismatchDo = Arg("on_mismatch").getString() == "fail"
+                           ? preflight::RequireVersion::OnMismatch::Fail
+                           : preflight::RequireVersion::OnMismatch::Warn;
+      Out.push_back(std::move(S));
     } else if (A.Action == "stage_model") {
-      F["repo"] = Arg("repo").getString();
-      F["attempts"] = Arg("attempts").getInt();
-      F["delay_s"] = seconds(Arg("delay"));
-      F["env"] = OrderedJSON::object();
+      Out.push_back(preflight::StageModel{Arg("repo").getString(),
+                                          Arg("attempts").getInt(),
+                                          seconds(Arg("delay"))});
     } else if (A.Action == "check_paths") {
-      F["paths"] = strings(Arg("paths"));
-      F["nodes"] = Arg("on").getString() == "all_nodes" ? "all" : "rank0";
+      Out.push_back(preflight::CheckPaths{
+          strings(Arg("paths")), Arg("on").getString() == "all_nodes"
+                                     ? preflight::CheckPaths::Nodes::All
+                                     : preflight::CheckPaths::Nodes::Rank0});
     } else if (A.Action == "wait_clean_gpus") {
-      F["max_used_fraction"] = number(Arg("max_used").getNumber());
-      F["timeout_s"] = seconds(Arg("timeout"));
-      F["poll_s"] = GpuPollS;
+      Out.push_back(preflight::WaitCleanGpus{
+          Arg("max_used").getNumber(), seconds(Arg("timeout")), GpuPollS});
     } else if (A.Action == "prepare_cache") {
-      F["dir"] = Arg("dir").getString();
+      preflight::PrepareCache S;
+      S.Dir = Arg("dir").getString();
       if (!Arg("from_image").isNone())
-        F["from_image_path"] = Arg("from_image").getString();
-      F["scope"] = Arg("scope").getString();
-      F["fallback"] = "private";
+        S.FromImagePath = Arg("from_image").getString();
+      S.Scope = Arg("scope").getString();
+      Out.push_back(std::move(S));
     } else if (A.Action == "verify_import") {
-      F["package"] = Arg("package").getString();
-      F["python"] = {"python3"};
-      F["expect_prefix"] = Arg("expect").getString();
+      Out.push_back(preflight::VerifyImport{
+          Arg("package").getString(), {"python3"}, Arg("expect").getString()});
     } else if (A.Action == "run") {
-      F["argv"] = strings(Arg("argv"));
-      F["timeout_s"] = seconds(Arg("timeout"));
+      Out.push_back(
+          preflight::RunStep{strings(Arg("argv")), seconds(Arg("timeout"))});
+    } else {
+      llvm_unreachable("Sema knows no other pre-flight action");
     }
-    Out.push_back(std::move(S));
   }
   return Out;
 }
@@ -284,8 +301,9 @@ std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
         S.RequiresModel = Served->getString();
     }
     S.StartupTimeoutS =
-        Startup ? seconds(*Startup) : OrderedJSON(DefaultStartupTimeoutS);
-    S.StallTimeoutS = Stall ? seconds(*Stall) : OrderedJSON(DefaultStallTimeoutS);
+        Startup ? seconds(*Startup) : PlanNumber(DefaultStartupTimeoutS);
+    S.StallTimeoutS =
+        Stall ? seconds(*Stall) : PlanNumber(DefaultStallTimeoutS);
     S.ServesApi = P.Role == "server";
     Out.push_back(std::move(S));
   }
@@ -356,7 +374,6 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     Failed = true;
     return C;
   }
-  OrderedJSON &W = C.Workload;
   const Value *Warmup = get("client.warmup");
   if (Scenario->getRecordName() == "agentic") {
     const Value *Trace = Scenario->lookup("trace");
@@ -367,19 +384,20 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
       Failed = true;
       return C;
     }
-    W["kind"] = "agentic";
-    W["trace"] = Trace->getString();
+    AgenticWorkload W;
+    W.Trace = Trace->getString();
     // client.duration shortens or lengthens the measured window without
     // restating the scenario (e.g. a quick simulated sweep).
     const Value *Duration = get("client.duration");
-    W["duration_s"] = seconds(Duration ? *Duration : *Scenario->lookup("duration"));
-    W["warmup_s"] = Warmup && Warmup->kind() == ValueKind::Quantity
-                        ? seconds(*Warmup)
-                        : OrderedJSON(0);
+    W.DurationS = seconds(Duration ? *Duration : *Scenario->lookup("duration"));
+    W.WarmupS = Warmup && Warmup->kind() == ValueKind::Quantity
+                    ? seconds(*Warmup)
+                    : PlanNumber(0);
     const Value *Threshold = get("client.error_threshold");
-    W["max_failed_fraction"] =
-        Threshold ? number(Threshold->getNumber())
-                  : number(*Rational::fraction(DefaultErrorRatePercent, 100));
+    W.MaxFailedFraction =
+        Threshold ? Threshold->getNumber()
+                  : *Rational::fraction(DefaultErrorRatePercent, 100);
+    C.Workload = std::move(W);
     return C;
   }
   // A fixed run is as long as its prompts take; a duration would be
@@ -390,18 +408,18 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     return C;
   }
   // fixed(isl, osl): InferenceX's defaults, 10 x conc prompts after a
-  // warm-up of 2 x conc requests (domain.md §6).
+  // warm-up of 2 x conc requests (docs/metrics.md).
   const Value *Prompts = Scenario->lookup("num_prompts");
   const Value *Rate = Scenario->lookup("request_rate");
-  W["kind"] = "fixed";
-  W["isl"] = Scenario->lookup("isl")->getInt();
-  W["osl"] = Scenario->lookup("osl")->getInt();
-  W["range_ratio"] = number(Scenario->lookup("ratio")->getNumber());
-  W["num_prompts"] = Prompts->isNone() ? 10 * Cell->Conc : Prompts->getInt();
-  W["warmup"] = Warmup && Warmup->kind() == ValueKind::Int ? Warmup->getInt()
-                                                           : 2 * Cell->Conc;
-  W["ignore_eos"] = true;
-  W["request_rate"] = Rate->isNone() ? OrderedJSON(0) : number(Rate->getNumber());
+  FixedWorkload W;
+  W.Isl = Scenario->lookup("isl")->getInt();
+  W.Osl = Scenario->lookup("osl")->getInt();
+  W.RangeRatio = Scenario->lookup("ratio")->getNumber();
+  W.NumPrompts = Prompts->isNone() ? 10 * Cell->Conc : Prompts->getInt();
+  W.Warmup = Warmup && Warmup->kind() == ValueKind::Int ? Warmup->getInt()
+                                                        : 2 * Cell->Conc;
+  W.RequestRate = Rate->isNone() ? PlanNumber(0) : Rate->getNumber();
+  C.Workload = std::move(W);
   return C;
 }
 
@@ -430,11 +448,11 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   const Value *Start = get("profile.start");
   const Value *Duration = get("profile.duration");
   if (Start && Duration)
-    Out.Profile.emplace_back(seconds(*Start), seconds(*Duration));
+    Out.Profile.push_back({seconds(*Start), seconds(*Duration)});
   const Value *Threshold = get("client.error_threshold");
   Out.MaxErrorRate = Threshold
-                         ? number(Threshold->getNumber())
-                         : number(*Rational::fraction(DefaultErrorRatePercent, 100));
+                         ? Threshold->getNumber()
+                         : *Rational::fraction(DefaultErrorRatePercent, 100);
   if (const Value *Prefix = field(R.Engine, "metric_prefix"))
     Out.RequiredMetricPrefix = Prefix->getString();
   return !Failed;
@@ -460,7 +478,7 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
   Plan.EngineName = R.Engine ? R.Engine->Name : "";
   if (const Value *Prefix = field(R.Engine, "metric_prefix"))
     Plan.MetricPrefix = Prefix->getString();
-  Plan.Slurm = nullptr;
+  Plan.Slurm.reset();
   Recipe = &R;
   Cell = &First;
   const Value *Partition = get("slurm.partition");
@@ -468,12 +486,15 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
   const Value *Limit = get("slurm.time_limit");
   const Value *Nodelist = get("slurm.nodelist");
   if (Partition || Account || Limit || Nodelist) {
-    Plan.Slurm = OrderedJSON::object();
-    Plan.Slurm["partition"] = Partition ? OrderedJSON(Partition->getString()) : nullptr;
-    Plan.Slurm["account"] = Account ? OrderedJSON(Account->getString()) : nullptr;
-    Plan.Slurm["time_limit_s"] = Limit ? seconds(*Limit) : nullptr;
-    Plan.Slurm["nodelist"] =
-        Nodelist ? OrderedJSON::parse(sema::toJSON(*Nodelist)) : OrderedJSON("auto");
+    SlurmSpec &S = Plan.Slurm.emplace();
+    if (Partition)
+      S.Partition = Partition->getString();
+    if (Account)
+      S.Account = Account->getString();
+    if (Limit)
+      S.TimeLimitS = seconds(*Limit);
+    if (Nodelist)
+      S.Nodelist = *Nodelist;
   }
   return true;
 }

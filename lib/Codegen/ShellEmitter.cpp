@@ -8,6 +8,8 @@
 
 #include "arecipe/Codegen/ShellEmitter.h"
 
+#include "arecipe/Codegen/PlanEmitter.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -245,46 +247,76 @@ static std::string functionName(llvm::StringRef Id) {
   return Out;
 }
 
-static std::string jsonWord(const OrderedJSON &J) {
-  return shellQuote(J.is_string() ? J.get<std::string>() : J.dump());
-}
+/// A number as the plan writes it, as one word.
+static std::string word(const PlanNumber &N) { return shellQuote(toText(N)); }
+static std::string word(int64_t N) { return shellQuote(std::to_string(N)); }
+
+namespace {
+/// One pre-flight step as a call of its prelude function.
+struct PreflightCall {
+  llvm::raw_ostream &OS;
+  void words(const std::vector<std::string> &List) {
+    for (const std::string &W : List)
+      OS << " " << shellQuote(W);
+  }
+  void operator()(const preflight::UnsetEnv &S) {
+    OS << "unset_env";
+    words(S.Names);
+  }
+  void operator()(const preflight::RequireVersion &S) {
+    OS << "require_version " << shellQuote(S.Tool) << " "
+       << shellQuote(S.Pattern) << " "
+       << (S.OnMismatchDo == preflight::RequireVersion::OnMismatch::Fail
+               ? "fail"
+               : "warn");
+    words(S.Probe);
+  }
+  void operator()(const preflight::StageModel &S) {
+    OS << "stage_model " << shellQuote(S.Repo) << " " << word(S.Attempts) << " "
+       << word(S.DelayS);
+  }
+  void operator()(const preflight::CheckPaths &S) {
+    OS << "check_paths "
+       << (S.On == preflight::CheckPaths::Nodes::All ? "all" : "rank0");
+    words(S.Paths);
+  }
+  void operator()(const preflight::WaitCleanGpus &S) {
+    OS << "wait_clean_gpus " << word(S.MaxUsedFraction) << " "
+       << word(S.TimeoutS) << " " << word(S.PollS);
+  }
+  void operator()(const preflight::PrepareCache &S) {
+    OS << "prepare_cache " << shellQuote(S.Dir) << " "
+       << shellQuote(S.FromImagePath.value_or(""));
+  }
+  void operator()(const preflight::VerifyImport &S) {
+    OS << "verify_import " << shellQuote(S.Package) << " "
+       << shellQuote(S.ExpectPrefix);
+    words(S.Python);
+  }
+  void operator()(const preflight::RunStep &S) {
+    OS << "run_step " << word(S.TimeoutS);
+    words(S.Argv);
+  }
+};
+
+/// The client's workload arguments after its target, model and conc.
+struct WorkloadWords {
+  llvm::raw_ostream &OS;
+  void operator()(std::monostate) {}
+  void operator()(const AgenticWorkload &A) {
+    OS << " agentic " << shellQuote(A.Trace) << " " << word(A.DurationS);
+  }
+  void operator()(const FixedWorkload &F) {
+    OS << " fixed " << word(F.Isl) << " " << word(F.Osl) << " "
+       << word(F.RangeRatio) << " " << word(F.NumPrompts) << " "
+       << word(F.Warmup) << " " << word(F.RequestRate);
+  }
+};
+} // namespace
 
 static void emitPreflight(const PreflightStep &S, llvm::raw_ostream &OS) {
-  const OrderedJSON &F = S.Fields;
-  auto Words = [&](const OrderedJSON &List) {
-    for (const auto &W : List)
-      OS << " " << shellQuote(W.get<std::string>());
-  };
   OS << "  ";
-  if (S.Action == "unset_env") {
-    OS << "unset_env";
-    Words(F["names"]);
-  } else if (S.Action == "require_version") {
-    OS << "require_version " << jsonWord(F["tool"]) << " "
-       << jsonWord(F["pattern"]) << " " << jsonWord(F["on_mismatch"]);
-    Words(F["probe"]);
-  } else if (S.Action == "stage_model") {
-    OS << "stage_model " << jsonWord(F["repo"]) << " " << jsonWord(F["attempts"])
-       << " " << jsonWord(F["delay_s"]);
-  } else if (S.Action == "check_paths") {
-    OS << "check_paths " << jsonWord(F["nodes"]);
-    Words(F["paths"]);
-  } else if (S.Action == "wait_clean_gpus") {
-    OS << "wait_clean_gpus " << jsonWord(F["max_used_fraction"]) << " "
-       << jsonWord(F["timeout_s"]) << " " << jsonWord(F["poll_s"]);
-  } else if (S.Action == "prepare_cache") {
-    OS << "prepare_cache " << jsonWord(F["dir"]) << " "
-       << shellQuote(F.contains("from_image_path")
-                         ? F["from_image_path"].get<std::string>()
-                         : "");
-  } else if (S.Action == "verify_import") {
-    OS << "verify_import " << jsonWord(F["package"]) << " "
-       << jsonWord(F["expect_prefix"]);
-    Words(F["python"]);
-  } else if (S.Action == "run") {
-    OS << "run_step " << jsonWord(F["timeout_s"]);
-    Words(F["argv"]);
-  }
+  std::visit(PreflightCall{OS}, S);
   OS << "\n";
 }
 
@@ -307,7 +339,7 @@ static void emitProcess(const ProcessSpec &P, llvm::raw_ostream &OS) {
         Health = Path;
   OS << "  process " << shellQuote(P.Name) << " " << P.NodeRank << " "
      << shellQuote(Gpus) << " " << P.Port.value_or(0) << " "
-     << shellQuote(Health) << " " << jsonWord(P.StartupTimeoutS);
+     << shellQuote(Health) << " " << word(P.StartupTimeoutS);
   for (const std::string &A : P.After)
     OS << " " << shellQuote(A);
   OS << "\n";
@@ -325,16 +357,9 @@ static void emitCell(const PlanCell &C, llvm::raw_ostream &OS) {
     emitPreflight(S, OS);
   for (const ProcessSpec &P : C.Processes)
     emitProcess(P, OS);
-  const OrderedJSON &W = C.Client.Workload;
   OS << "  client " << shellQuote(C.Client.Target) << " "
-     << shellQuote(C.Client.ServedModelName) << " " << C.Client.Concurrency
-     << " " << jsonWord(W["kind"]);
-  if (W["kind"] == "agentic")
-    OS << " " << jsonWord(W["trace"]) << " " << jsonWord(W["duration_s"]);
-  else
-    for (const char *K :
-         {"isl", "osl", "range_ratio", "num_prompts", "warmup", "request_rate"})
-      OS << " " << jsonWord(W[K]);
+     << shellQuote(C.Client.ServedModelName) << " " << C.Client.Concurrency;
+  std::visit(WorkloadWords{OS}, C.Client.Workload);
   OS << "\n}\n";
 }
 

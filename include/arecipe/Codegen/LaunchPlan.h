@@ -1,25 +1,29 @@
 //===- LaunchPlan.h - The launch plan as the compiler builds it -*- C++ -*-===//
 //
 // Lowering of Sema's resolved cells (Cell.h) to the launch plan of
-// docs/plan-schema.md: per cell the processes of its topology with argv
-// lists, environment, GPUs, ports and readiness, the typed pre-flight
-// actions, the client and the validity rules. Every value is final; the
-// emitters (PlanEmitter for JSON, ShellEmitter for bash) only print it, so
-// the two outputs cannot disagree. It reads Sema's cells, never the syntax
-// tree, and reports what a recipe leaves out (no scenario, no trace, a value
-// with no rendering) to the diagnostics engine.
+// docs/plan-schema.md, as typed structures: per cell the processes of its
+// topology with argv lists, environment, GPUs, ports and readiness, one
+// struct per pre-flight action, the client with its workload, and the
+// validity rules. Every value is final; the emitters (PlanEmitter for JSON,
+// ShellEmitter for bash) only print it, so the two outputs cannot disagree,
+// and a field an emitter reads exists by construction (no lookup by key).
+// It reads Sema's cells, never the syntax tree, and reports what a recipe
+// leaves out (no scenario, no trace, a value with no rendering) to the
+// diagnostics engine.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ARECIPE_CODEGEN_LAUNCHPLAN_H
 #define ARECIPE_CODEGEN_LAUNCHPLAN_H
 
-#include "nlohmann/json.hpp"
+#include "arecipe/Basic/Rational.h"
+#include "arecipe/Sema/Cell.h"
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace arecipe {
@@ -30,21 +34,83 @@ class Compilation;
 
 namespace codegen {
 
-/// JSON with keys kept in insertion order: plans list keys in the order
-/// docs/plan-schema.md gives.
-using OrderedJSON = nlohmann::ordered_json;
+/// A number of the plan (seconds, fractions): exact; printed as a JSON
+/// integer when whole, else as the nearest double.
+using PlanNumber = Rational;
+
+/// Where a knob's value was assigned: `file:line:col` of the assignment
+/// (none for built-in defaults) and its precedence level.
+struct KnobOrigin {
+  struct Position {
+    std::string File;
+    unsigned Line = 0;
+    unsigned Col = 0;
+  };
+  std::optional<Position> Where;
+  sema::Level Level = sema::Level::Default;
+};
 
 struct PlanKnob {
   std::string Name;
-  OrderedJSON Value;
-  OrderedJSON Origin; ///< {file, line, col, level}; only level when built in.
+  sema::Value Value;
+  KnobOrigin Origin;
 };
 
-/// One pre-flight action: its `action` name and its fields, in schema order.
-struct PreflightStep {
-  std::string Action;
-  OrderedJSON Fields;
+/// The pre-flight actions of docs/plan-schema.md, one struct each, fields
+/// in schema order.
+namespace preflight {
+struct UnsetEnv {
+  std::vector<std::string> Names;
 };
+struct RequireVersion {
+  enum class OnMismatch { Warn, Fail };
+  std::string Tool;
+  /// The command that prints the installed version.
+  std::vector<std::string> Probe;
+  std::string Pattern;
+  OnMismatch OnMismatchDo = OnMismatch::Warn;
+};
+struct StageModel {
+  std::string Repo;
+  int64_t Attempts = 0;
+  PlanNumber DelayS;
+  // `env` is always empty.
+};
+struct CheckPaths {
+  enum class Nodes { All, Rank0 };
+  std::vector<std::string> Paths;
+  Nodes On = Nodes::All;
+};
+struct WaitCleanGpus {
+  PlanNumber MaxUsedFraction;
+  PlanNumber TimeoutS;
+  int64_t PollS = 0;
+};
+struct PrepareCache {
+  std::string Dir;
+  std::optional<std::string> FromImagePath;
+  std::string Scope;
+  // `fallback` is always "private".
+};
+struct VerifyImport {
+  std::string Package;
+  std::vector<std::string> Python; ///< The interpreter's argv.
+  std::string ExpectPrefix;
+};
+struct RunStep {
+  std::vector<std::string> Argv;
+  PlanNumber TimeoutS;
+};
+} // namespace preflight
+
+using PreflightStep =
+    std::variant<preflight::UnsetEnv, preflight::RequireVersion,
+                 preflight::StageModel, preflight::CheckPaths,
+                 preflight::WaitCleanGpus, preflight::PrepareCache,
+                 preflight::VerifyImport, preflight::RunStep>;
+
+/// The plan's `action` of a step: "unset_env", "require_version", ...
+const char *actionName(const PreflightStep &Step);
 
 struct ProcessSpec {
   std::string Name;
@@ -58,17 +124,38 @@ struct ProcessSpec {
   /// Endpoint paths in schema order; absent for a headless worker.
   std::optional<std::vector<std::pair<std::string, std::string>>> Endpoints;
   std::vector<std::string> After;
-  OrderedJSON StartupTimeoutS, StallTimeoutS;
+  PlanNumber StartupTimeoutS, StallTimeoutS;
   std::optional<std::string> RequiresModel;
   bool ServesApi = false;
+};
+
+struct AgenticWorkload {
+  std::string Trace;
+  PlanNumber DurationS;
+  PlanNumber WarmupS;
+  PlanNumber MaxFailedFraction;
+};
+
+struct FixedWorkload {
+  int64_t Isl = 0, Osl = 0;
+  PlanNumber RangeRatio;
+  int64_t NumPrompts = 0;
+  int64_t Warmup = 0; ///< Requests.
+  // `ignore_eos` is always true.
+  PlanNumber RequestRate; ///< 0: closed loop.
 };
 
 struct ClientSpec {
   std::string Target;
   std::string ServedModelName;
   int64_t Concurrency = 0;
-  OrderedJSON Workload;
+  /// Empty only when lowering failed (no scenario or trace).
+  std::variant<std::monostate, AgenticWorkload, FixedWorkload> Workload;
   std::optional<std::string> SessionHeader;
+};
+
+struct ProfileWindow {
+  PlanNumber StartS, DurationS;
 };
 
 struct PlanCell {
@@ -83,9 +170,16 @@ struct PlanCell {
   std::vector<PreflightStep> Preflight;
   std::vector<ProcessSpec> Processes;
   ClientSpec Client;
-  std::vector<std::pair<OrderedJSON, OrderedJSON>> Profile; ///< start_s, duration_s
-  OrderedJSON MaxErrorRate;
+  std::vector<ProfileWindow> Profile;
+  PlanNumber MaxErrorRate;
   std::optional<std::string> RequiredMetricPrefix;
+};
+
+struct SlurmSpec {
+  std::optional<std::string> Partition, Account;
+  std::optional<PlanNumber> TimeLimitS;
+  /// A list of nodes or a count; none: "auto".
+  std::optional<sema::Value> Nodelist;
 };
 
 struct LaunchPlan {
@@ -97,7 +191,7 @@ struct LaunchPlan {
   std::string VisibleDevicesEnv, Smi, HardwareProfile;
   std::string EngineName;
   std::optional<std::string> MetricPrefix;
-  OrderedJSON Slurm; ///< null or {partition, account, time_limit_s, nodelist}
+  std::optional<SlurmSpec> Slurm;
   std::vector<PlanCell> Cells; ///< Ascending concurrency, then recipe order.
 };
 
