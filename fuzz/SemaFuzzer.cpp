@@ -22,7 +22,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
-#include <optional>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   using namespace arecipe;
@@ -43,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (CI.analyze() == frontend::Status::Ok) {
     llvm::raw_null_ostream Null;
     sema::emitCellsJSON(CI.getSema(), Null);
-    if (std::optional<codegen::LaunchPlan> Plan = CI.buildPlan())
+    if (codegen::PlanLowering *Plan = CI.lowerPlan())
       codegen::emitPlan(*Plan, Null);
   }
   CI.getDiagnostics().finish();

@@ -39,7 +39,7 @@ public:
   PlanBuilder(const llvm::SourceMgr &SM, DiagnosticEngine &Diags)
       : SM(SM), Diags(Diags) {}
 
-  bool lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan);
+  bool lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan);
   bool lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
                  bool QualifyIds, PlanCell &Out);
 
@@ -93,6 +93,13 @@ const char *codegen::actionName(const PreflightStep &Step) {
   return std::visit(Name{}, Step);
 }
 
+/// "c14", or "recipe.c14" when several recipes share the plan.
+static std::string cellIdOf(const sema::RecipeCells &R, int64_t Conc,
+                            bool Qualify) {
+  std::string Id = "c" + std::to_string(Conc);
+  return Qualify ? R.Name + "." + Id : Id;
+}
+
 static PlanNumber seconds(const Value &V) {
   return *V.getQuantity().in(Unit::Second);
 }
@@ -142,7 +149,7 @@ std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
 
 static std::vector<std::string> strings(const Value &List) {
   std::vector<std::string> Out;
-  for (const Value &E : List.getElements())
+  for (Value E : List.elements())
     Out.push_back(E.getString());
   return Out;
 }
@@ -428,17 +435,13 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   Recipe = &R;
   Cell = &C;
   Failed = false;
-  auto IdOf = [&](int64_t Conc) {
-    std::string Id = "c" + std::to_string(Conc);
-    return QualifyIds ? R.Name + "." + Id : Id;
-  };
-  Out.Id = IdOf(C.Conc);
+  Out.Id = cellIdOf(R, C.Conc, QualifyIds);
   Out.Recipe = R.Name;
   Out.Conc = C.Conc;
   if (C.Band)
     Out.Band = C.Band->Name;
   if (C.ServerFrom)
-    Out.ServerFrom = IdOf(*C.ServerFrom);
+    Out.ServerFrom = cellIdOf(R, *C.ServerFrom, QualifyIds);
   Out.Gpus = C.Gpus;
   Out.Nodes = C.Nodes;
   Out.Knobs = lowerKnobs();
@@ -458,7 +461,7 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   return !Failed;
 }
 
-bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
+bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
   const sema::Cell &First = R.Cells.front();
   Plan.RecipeName = R.Name;
   Plan.RecipeFile = R.File;
@@ -501,7 +504,7 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
 
 /// What a merged plan holds once: the values two recipes must agree on.
 static std::vector<std::pair<const char *, std::string>>
-sharedHeader(const LaunchPlan &P) {
+sharedHeader(const PlanHeader &P) {
   return {{"model", P.ModelId},
           {"image", P.Image.value_or("none")},
           {"hardware", P.HardwareName},
@@ -509,55 +512,103 @@ sharedHeader(const LaunchPlan &P) {
           {"mode", P.Mode}};
 }
 
-std::optional<LaunchPlan>
-codegen::buildLaunchPlan(const sema::Compilation &C, const PlanOptions &Opts,
-                         DiagnosticEngine &Diags) {
+struct PlanLowering::Impl {
+  Impl(const sema::Compilation &C, PlanOptions Opts, DiagnosticEngine &Diags)
+      : C(C), Opts(std::move(Opts)), Diags(Diags),
+        Builder(C.getSourceMgr(), Diags) {}
+
+  const sema::Compilation &C;
+  PlanOptions Opts;
+  DiagnosticEngine &Diags;
+  PlanBuilder Builder;
+  PlanHeader Header;
+  /// Several recipes share the plan: cell ids name their recipe.
+  bool Merged = false;
+  /// The plan's cells in output order: ascending concurrency, then recipe
+  /// order.
+  std::vector<std::pair<const sema::RecipeCells *, const sema::Cell *>> Cells;
+  bool Checked = false;
+};
+
+PlanLowering::PlanLowering(const sema::Compilation &C, PlanOptions Opts,
+                           DiagnosticEngine &Diags)
+    : P(std::make_unique<Impl>(C, std::move(Opts), Diags)) {}
+
+PlanLowering::~PlanLowering() = default;
+
+bool PlanLowering::check() {
+  Impl &I = *P;
   std::vector<const sema::RecipeCells *> Recipes;
   std::string Names;
-  for (const auto &R : C.recipes()) {
+  for (const auto &R : I.C.recipes()) {
     Names += (Names.empty() ? "" : ", ") + ("'" + R->Name + "'");
-    if (Opts.Recipe.empty() || R->Name == Opts.Recipe)
+    if (I.Opts.Recipe.empty() || R->Name == I.Opts.Recipe)
       Recipes.push_back(R.get());
   }
   if (Recipes.empty()) {
-    if (Opts.Recipe.empty())
-      Diags.report(llvm::SMLoc(), DiagID::err_plan_no_recipe);
+    if (I.Opts.Recipe.empty())
+      I.Diags.report(llvm::SMLoc(), DiagID::err_plan_no_recipe);
     else
-      Diags.report(llvm::SMLoc(), DiagID::err_plan_unknown_recipe)
-          << Opts.Recipe << (Names.empty() ? "" : "; recipes: " + Names);
-    return std::nullopt;
+      I.Diags.report(llvm::SMLoc(), DiagID::err_plan_unknown_recipe)
+          << I.Opts.Recipe << (Names.empty() ? "" : "; recipes: " + Names);
+    return false;
   }
-  PlanBuilder B(C.getSourceMgr(), Diags);
-  LaunchPlan Plan;
-  bool Ok = B.lowerHeader(*Recipes.front(), Plan);
-  // Several recipes share one plan: its name is the file's, cell ids name
-  // their recipe.
-  bool Merged = Recipes.size() > 1;
-  if (Merged)
-    Plan.RecipeName = llvm::sys::path::stem(Plan.RecipeFile).str();
+  bool Ok = I.Builder.lowerHeader(*Recipes.front(), I.Header);
+  I.Merged = Recipes.size() > 1;
+  // A plan of several recipes is named after their file.
+  if (I.Merged)
+    I.Header.RecipeName = llvm::sys::path::stem(I.Header.RecipeFile).str();
   for (const sema::RecipeCells *R : Recipes) {
     if (R != Recipes.front()) {
-      LaunchPlan Other;
-      B.lowerHeader(*R, Other);
-      auto Mine = sharedHeader(Plan), Theirs = sharedHeader(Other);
-      for (size_t I = 0; I < Mine.size(); ++I)
-        if (Mine[I].second != Theirs[I].second) {
-          Diags.report(R->NameRange, DiagID::err_plan_recipes_differ)
-              << Recipes.front()->Name << R->Name << Mine[I].first
-              << ("'" + Mine[I].second + "'") << ("'" + Theirs[I].second + "'");
+      PlanHeader Other;
+      I.Builder.lowerHeader(*R, Other);
+      auto Mine = sharedHeader(I.Header), Theirs = sharedHeader(Other);
+      for (size_t N = 0; N < Mine.size(); ++N)
+        if (Mine[N].second != Theirs[N].second) {
+          I.Diags.report(R->NameRange, DiagID::err_plan_recipes_differ)
+              << Recipes.front()->Name << R->Name << Mine[N].first
+              << ("'" + Mine[N].second + "'") << ("'" + Theirs[N].second + "'");
           Ok = false;
         }
     }
+    // Each cell is lowered once here for its diagnostics, and again when
+    // it is written.
     for (const sema::Cell &Cell : R->Cells) {
-      Plan.Cells.emplace_back();
-      Ok &= B.lowerCell(*R, Cell, Merged, Plan.Cells.back());
+      PlanCell Discarded;
+      Ok &= I.Builder.lowerCell(*R, Cell, I.Merged, Discarded);
+      I.Cells.emplace_back(R, &Cell);
     }
   }
-  std::stable_sort(Plan.Cells.begin(), Plan.Cells.end(),
-                   [](const PlanCell &A, const PlanCell &B) {
-                     return A.Conc < B.Conc;
+  std::stable_sort(I.Cells.begin(), I.Cells.end(),
+                   [](const auto &A, const auto &B) {
+                     return A.second->Conc < B.second->Conc;
                    });
-  if (!Ok)
-    return std::nullopt;
-  return Plan;
+  I.Checked = Ok;
+  return Ok;
+}
+
+const PlanHeader &PlanLowering::header() const { return P->Header; }
+
+size_t PlanLowering::size() const { return P->Cells.size(); }
+
+PlanCell PlanLowering::cell(size_t N) {
+  assert(P->Checked && "check() must succeed before cells are written");
+  PlanCell Out;
+  bool Ok = P->Builder.lowerCell(*P->Cells[N].first, *P->Cells[N].second,
+                                 P->Merged, Out);
+  assert(Ok && "lowering is deterministic: check() saw this cell succeed");
+  (void)Ok;
+  return Out;
+}
+
+std::string PlanLowering::cellId(size_t N) const {
+  return cellIdOf(*P->Cells[N].first, P->Cells[N].second->Conc, P->Merged);
+}
+
+int64_t PlanLowering::cellConc(size_t N) const {
+  return P->Cells[N].second->Conc;
+}
+
+const std::string &PlanLowering::cellRecipe(size_t N) const {
+  return P->Cells[N].first->Name;
 }

@@ -181,7 +181,7 @@ static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
   return J;
 }
 
-OrderedJSON codegen::toPlanJSON(const LaunchPlan &Plan) {
+OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
   OrderedJSON J;
   J["schema"] = "arecipe.plan/v1";
   J["recipe"] = {{"name", Plan.RecipeName},
@@ -199,11 +199,42 @@ OrderedJSON codegen::toPlanJSON(const LaunchPlan &Plan) {
   J["container"] = nullptr;
   J["slurm"] = slurmJSON(Plan.Slurm);
   J["cells"] = OrderedJSON::array();
-  for (const PlanCell &C : Plan.Cells)
-    J["cells"].push_back(toJSON(C));
   return J;
 }
 
-void codegen::emitPlan(const LaunchPlan &Plan, llvm::raw_ostream &OS) {
-  OS << toPlanJSON(Plan).dump(2) << "\n";
+/// Text as it appears nested Depth spaces deep in an indented dump: every
+/// line but the first shifted right. (A JSON string never holds a raw
+/// newline, so lines are the dump's own.)
+static void writeIndented(llvm::StringRef Text, unsigned Depth,
+                          llvm::raw_ostream &OS) {
+  for (size_t Begin = 0; Begin < Text.size();) {
+    size_t End = Text.find('\n', Begin);
+    if (End == llvm::StringRef::npos)
+      End = Text.size();
+    OS.indent(Depth) << Text.slice(Begin, End);
+    if (End < Text.size())
+      OS << '\n';
+    Begin = End + 1;
+  }
+}
+
+void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
+  // The document is the header with an empty "cells" array, dumped as
+  // nlohmann::json dumps it, with the cells written into the array one at
+  // a time -- byte for byte the dump of the whole document, which is never
+  // built.
+  std::string Header = toJSON(Plan.header()).dump(2);
+  llvm::StringRef Text(Header);
+  const llvm::StringRef EmptyCells = "[]\n}";
+  assert(Text.endswith(EmptyCells) && "\"cells\" is the header's last key");
+  if (!Plan.size()) {
+    OS << Text << "\n";
+    return;
+  }
+  OS << Text.drop_back(EmptyCells.size()) << "[\n";
+  for (size_t I = 0; I < Plan.size(); ++I) {
+    writeIndented(toJSON(Plan.cell(I)).dump(2), 4, OS);
+    OS << (I + 1 < Plan.size() ? ",\n" : "\n");
+  }
+  OS << "  ]\n}\n";
 }

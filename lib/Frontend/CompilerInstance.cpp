@@ -30,8 +30,10 @@ struct CompilerInstance::State {
   ast::ASTContext Ctx;
   std::unique_ptr<ImportSearch> Loader;
   std::unique_ptr<sema::Compilation> Sema;
+  std::unique_ptr<codegen::PlanLowering> Plan;
   sema::SourceFile Main;
   std::optional<Status> Parsed, Analyzed;
+  std::optional<bool> PlanChecked;
 };
 
 /// The invocation's Overrides laid over Base.
@@ -179,19 +181,25 @@ Status CompilerInstance::analyze() {
   return *(S->Analyzed = Ok ? Status::Ok : Status::Failed);
 }
 
-std::optional<codegen::LaunchPlan> CompilerInstance::buildPlan() {
-  if (analyze() != Status::Ok)
-    return std::nullopt;
-  codegen::PlanOptions Opts;
-  Opts.Recipe = Invocation.Recipe;
-  return codegen::buildLaunchPlan(*S->Sema, Opts, *S->Diags);
+codegen::PlanLowering *CompilerInstance::lowerPlan() {
+  if (!S->PlanChecked) {
+    S->PlanChecked = false;
+    if (analyze() == Status::Ok) {
+      codegen::PlanOptions Opts;
+      Opts.Recipe = Invocation.Recipe;
+      S->Plan =
+          std::make_unique<codegen::PlanLowering>(*S->Sema, Opts, *S->Diags);
+      S->PlanChecked = S->Plan->check();
+    }
+  }
+  return *S->PlanChecked ? S->Plan.get() : nullptr;
 }
 
 std::optional<std::string>
 frontend::compileToPlanJSON(const CompilerInvocation &Inv,
                             DiagnosticConsumer &Consumer) {
   CompilerInstance CI(Inv, &Consumer);
-  std::optional<codegen::LaunchPlan> Plan = CI.buildPlan();
+  codegen::PlanLowering *Plan = CI.lowerPlan();
   CI.getDiagnostics().finish();
   if (!Plan)
     return std::nullopt;

@@ -50,7 +50,7 @@ static void emitValue(const llvm::SourceMgr &SM, const ResolvedValue &RV,
                       llvm::raw_ostream &OS) {
   OS << "{\"value\": " << toJSON(RV.V);
   if (RV.V.kind() == ValueKind::List)
-    OS << ", \"length\": " << RV.V.getElements().size();
+    OS << ", \"length\": " << RV.V.listSize();
   OS << ", \"level\": " << quote(getSpelling(RV.L));
   if (RV.ServerFrom)
     OS << ", \"server_from\": " << *RV.ServerFrom;

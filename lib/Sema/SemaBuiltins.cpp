@@ -28,8 +28,10 @@ std::optional<Value> BuiltinCall::mismatch(size_t N, llvm::StringRef Want) {
 
 static std::optional<Value> minOrMax(BuiltinCall &C) {
   std::vector<Value> Args = C.Args;
-  if (Args.size() == 1 && Args[0].kind() == ValueKind::List)
-    Args = Args[0].getElements();
+  if (Args.size() == 1 && Args[0].kind() == ValueKind::List) {
+    Value List = Args[0];
+    Args.assign(List.elements().begin(), List.elements().end());
+  }
   if (Args.empty()) {
     C.S.diag(C.E->getRange(), DiagID::err_call_arity) << C.Name << 1 << 0;
     return std::nullopt;
@@ -101,7 +103,7 @@ static std::optional<Value> floordivFn(BuiltinCall &C) {
 static std::optional<Value> lenFn(BuiltinCall &C) {
   const Value &V = C.Args[0];
   if (V.kind() == ValueKind::List)
-    return Value::integer(V.getElements().size());
+    return Value::integer(V.listSize());
   if (V.kind() == ValueKind::Map)
     return Value::integer(V.getEntries().size());
   if (V.kind() == ValueKind::String)
@@ -115,14 +117,19 @@ static std::optional<Value> joinFn(BuiltinCall &C) {
   if (C.Args[1].kind() != ValueKind::String)
     return C.mismatch(1, "string");
   std::string Out;
-  const std::vector<Value> &Elems = C.Args[0].getElements();
-  for (size_t N = 0; N < Elems.size(); ++N) {
-    std::optional<std::string> S = renderValue(Elems[N]);
+  const std::string &Separator = C.Args[1].getString();
+  size_t N = 0;
+  for (Value E : C.Args[0].elements()) {
+    std::optional<std::string> S = renderValue(E);
     if (!S)
       return C.mismatch(0, "list<string>");
-    Out += (N ? C.Args[1].getString() : "") + *S;
+    uint64_t Grown = Out.size() + (N ? Separator.size() : 0) + S->size();
+    if (C.S.tooLarge(Grown, C.E->getRange(), "'join(...)'"))
+      return std::nullopt;
+    Out += (N++ ? Separator : "") + *S;
   }
-  return Value::string(Out);
+  return C.S.admit(Value::string(std::move(Out)), C.E->getRange(),
+                   "'join(...)'");
 }
 
 // decimal(x, n): x with exactly n fraction digits, rounded half away from
@@ -160,6 +167,8 @@ static std::optional<Value> formatFn(BuiltinCall &C) {
     std::optional<std::string> S = renderValue(C.Args[Next]);
     if (!S)
       return C.mismatch(Next, "a value with a text form");
+    if (C.S.tooLarge(Out.size() + S->size(), C.E->getRange(), "'format(...)'"))
+      return std::nullopt;
     Out += *S;
     ++Next;
   }
@@ -168,7 +177,8 @@ static std::optional<Value> formatFn(BuiltinCall &C) {
         << C.Name << int64_t(Next) << int64_t(C.Args.size());
     return std::nullopt;
   }
-  return Value::string(Out);
+  return C.S.admit(Value::string(std::move(Out)), C.E->getRange(),
+                   "'format(...)'");
 }
 
 static std::optional<Value> jsonFn(BuiltinCall &C) {
@@ -181,7 +191,8 @@ static std::optional<Value> jsonFn(BuiltinCall &C) {
         << Why;
     return std::nullopt;
   }
-  return Value::string(*S);
+  return C.S.admit(Value::string(std::move(*S)), C.E->getRange(),
+                   "'json(...)'");
 }
 
 static std::optional<Value> dramBudgetFn(BuiltinCall &C) {
@@ -446,7 +457,7 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
       // A list passed where the elements are collected.
       C = conformTo(*V, P.Ty);
       if (C) {
-        for (const Value &E : C->getElements())
+        for (Value E : C->elements())
           VariadicElems.push_back(E);
         continue;
       }
@@ -573,7 +584,8 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
     std::vector<std::pair<Value, Value>> Entries;
     for (auto &[K, V] : *Fields)
       Entries.emplace_back(Value::string(K), V);
-    return Value::record(Name, std::move(Entries));
+    return admit(Value::record(Name, std::move(Entries)), E->getRange(),
+                 "'" + Name.str() + "(...)'");
   }
   const BuiltinFunction *Fn = builtins().function(Name);
   if (!Fn) {

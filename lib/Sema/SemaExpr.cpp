@@ -107,6 +107,46 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
   return std::nullopt;
 }
 
+bool SemaImpl::tooLarge(uint64_t Size, llvm::SMRange Where,
+                        llvm::StringRef What) {
+  if (Size <= MaxValueSize)
+    return false;
+  diag(Where, DiagID::err_value_too_large) << What << MaxValueSize;
+  return true;
+}
+
+std::optional<Value> SemaImpl::admit(Value V, llvm::SMRange Where,
+                                     llvm::StringRef What) {
+  if (tooLarge(V.size(), Where, What))
+    return std::nullopt;
+  // What this value holds that no other value holds already: its string,
+  // its own elements, its entries.
+  uint64_t Made = 0;
+  switch (V.kind()) {
+  case ValueKind::String:
+    Made = V.size();
+    break;
+  case ValueKind::List:
+    Made = V.listStoredElements();
+    break;
+  case ValueKind::Map:
+  case ValueKind::Record:
+    Made = V.getEntries().size();
+    break;
+  default:
+    break;
+  }
+  ValuesTotal += Made;
+  if (ValuesTotal <= MaxValuesTotal)
+    return V;
+  // Once is enough: every later value fails the same way.
+  if (!ValuesTotalReported) {
+    ValuesTotalReported = true;
+    Diags.report(Where, DiagID::err_values_too_large) << MaxValuesTotal;
+  }
+  return std::nullopt;
+}
+
 std::optional<bool> SemaImpl::evalBool(const ast::Expr *E, const EvalCtx &Ctx,
                                        llvm::StringRef What) {
   std::optional<Value> V = eval(E, Ctx);
@@ -270,7 +310,7 @@ std::optional<Value> SemaImpl::compare(ast::BinaryOp Op, const Value &L,
           rangeContains(R.getLo(), R.getHi(), R.getStep(), L.getInt()));
     }
     if (R.kind() == ValueKind::List) {
-      for (const Value &X : R.getElements())
+      for (Value X : R.elements())
         if (X == L)
           return Value::boolean(true);
       return Value::boolean(false);
@@ -374,6 +414,8 @@ std::optional<Value> SemaImpl::evalString(const ast::StringLiteral *E,
   std::string Out;
   for (const ast::StringPart &P : E->getParts()) {
     if (!P.Interpolation) {
+      if (tooLarge(Out.size() + P.Text.size(), E->getRange(), "this string"))
+        return std::nullopt;
       Out += P.Text.str();
       continue;
     }
@@ -393,14 +435,16 @@ std::optional<Value> SemaImpl::evalString(const ast::StringLiteral *E,
             << V->str();
       return std::nullopt;
     }
+    if (tooLarge(Out.size() + S->size(), E->getRange(), "this string"))
+      return std::nullopt;
     Out += *S;
   }
-  return Value::string(std::move(Out));
+  return admit(Value::string(std::move(Out)), E->getRange(), "this string");
 }
 
 std::optional<Value> SemaImpl::evalList(const ast::ListExpr *E,
                                         const EvalCtx &Ctx) {
-  std::vector<Value> Out;
+  ListBuilder Out;
   EvalCtx Inner = Ctx;
   const Type *ElemTy = nullptr;
   if (Ctx.Expected && Ctx.Expected->K == Type::List &&
@@ -418,21 +462,21 @@ std::optional<Value> SemaImpl::evalList(const ast::ListExpr *E,
             << V->getLo() << V->getHi();
         return std::nullopt;
       }
-      // Materialise at most MaxListElements (F12): a huge range is an
-      // error, not an unbounded loop.
+      // At most MaxListElements (F12). The list keeps the range as its
+      // bounds: `[2 .. graph_max]` costs the same in every cell, whatever
+      // its length.
       uint64_t N = rangeSize(V->getLo(), V->getHi(), V->getStep());
       if (N > (uint64_t)MaxListElements - Out.size()) {
         diag(Elem->getRange(), DiagID::err_list_too_large)
             << V->str() << MaxListElements;
         return std::nullopt;
       }
-      for (int64_t X : expandRange(V->getLo(), V->getHi(), V->getStep()))
-        Out.push_back(Value::integer(X));
+      Out.addRange(V->getLo(), V->getHi(), V->getStep());
       continue;
     }
-    Out.push_back(*V);
+    Out.add(std::move(*V));
   }
-  return Value::list(std::move(Out));
+  return admit(Out.take(), E->getRange(), "this list");
 }
 
 std::optional<Value> SemaImpl::evalMap(const ast::MapExpr *E,
@@ -452,7 +496,7 @@ std::optional<Value> SemaImpl::evalMap(const ast::MapExpr *E,
       }
     Out.emplace_back(*K, *V);
   }
-  return Value::map(std::move(Out));
+  return admit(Value::map(std::move(Out)), E->getRange(), "this map");
 }
 
 std::optional<Value> SemaImpl::evalIndex(const ast::IndexExpr *E,
@@ -470,13 +514,13 @@ std::optional<Value> SemaImpl::evalIndex(const ast::IndexExpr *E,
       return std::nullopt;
     }
     int64_t N = Index->getInt();
-    const auto &Elems = Base->getElements();
-    if (N < 0 || N >= int64_t(Elems.size())) {
+    int64_t Size = static_cast<int64_t>(Base->listSize());
+    if (N < 0 || N >= Size) {
       diag(E->getIndex()->getRange(), DiagID::err_index_out_of_range)
-          << N << int64_t(Elems.size());
+          << N << Size;
       return std::nullopt;
     }
-    return Elems[N];
+    return Base->element(N);
   }
   if (Base->kind() == ValueKind::Map) {
     for (const auto &[K, V] : Base->getEntries())

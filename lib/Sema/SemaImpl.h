@@ -162,6 +162,16 @@ constexpr int64_t MaxListElements = 1000000;
 /// The most cells one recipe may expand to (F12): every cell is a server
 /// launch, and a longer list is a mistake, not a sweep.
 constexpr int64_t MaxCellsPerRecipe = 10000;
+/// The largest value a formula may make (docs/language.md §9), in elements
+/// and string bytes (Value::size: nested lists and maps counted through),
+/// like a list's length: a string that doubles on every line, a map of
+/// maps or a join otherwise grow without bound.
+constexpr uint64_t MaxValueSize = 1000000;
+/// What the values one compilation makes may hold in total, in the same
+/// units (elements held one by one, map entries, string bytes; a range in
+/// a list counts 1, a value shared by copies once): the per-value limit
+/// times many formulas or many cells is bounded too.
+constexpr uint64_t MaxValuesTotal = 64000000;
 
 class SemaImpl {
 public:
@@ -261,6 +271,16 @@ public:
                   llvm::StringRef Name,
                   const std::vector<std::string> &Candidates) const;
   std::vector<std::string> namesVisible(const EvalCtx &Ctx);
+  /// V when it is within MaxValueSize and the compilation's values stay
+  /// within MaxValuesTotal; else an error at Where naming What ("this
+  /// string", "'join(...)'") and nullopt.
+  std::optional<Value> admit(Value V, llvm::SMRange Where,
+                             llvm::StringRef What);
+  /// For a string built piece by piece: true, after an error, once it
+  /// would exceed MaxValueSize (checked before the piece is appended).
+  bool tooLarge(uint64_t Size, llvm::SMRange Where, llvm::StringRef What);
+  uint64_t ValuesTotal = 0;
+  bool ValuesTotalReported = false;
 
   // Built-ins (SemaBuiltins.cpp) ------------------------------------------
   std::optional<Value> evalCall(const ast::CallExpr *E, const EvalCtx &Ctx);

@@ -86,9 +86,9 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
   if (auto V = Eval("concurrency", Type::listOf(Type::of(Type::Int)))) {
     const ast::Expr *List = Exprs["concurrency"];
     Out.ConcurrencyValue.V = *V;
-    if (V->getElements().empty())
+    if (V->listSize() == 0)
       diag(List->getRange(), DiagID::err_concurrency_empty);
-    for (const Value &E : V->getElements()) {
+    for (Value E : V->elements()) {
       int64_t C = E.getInt();
       // The runtime runs a conc in [1, MaxConcurrency] only (F11).
       if (C < 1 || C > MaxConcurrency) {

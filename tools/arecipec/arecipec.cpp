@@ -164,14 +164,14 @@ bool emit(frontend::CompilerInstance &CI, const sema::Compilation *Old) {
     sema::emitCellsJSON(CI.getSema(), OS);
     break;
   case EmitKind::Plan: {
-    std::optional<codegen::LaunchPlan> Plan = CI.buildPlan();
+    codegen::PlanLowering *Plan = CI.lowerPlan();
     if (!Plan)
       return false;
     codegen::emitPlan(*Plan, OS);
     break;
   }
   case EmitKind::Shell: {
-    std::optional<codegen::LaunchPlan> Plan = CI.buildPlan();
+    codegen::PlanLowering *Plan = CI.lowerPlan();
     if (!Plan)
       return false;
     codegen::emitShell(*Plan, OS);

@@ -144,7 +144,7 @@ TEST(CompilerInstanceTest, UnreadableMainFile) {
   CompilerInstance CI(Inv, nullptr);
   EXPECT_EQ(CI.parse(), Status::Unreadable);
   EXPECT_EQ(CI.analyze(), Status::Unreadable);
-  EXPECT_FALSE(CI.buildPlan());
+  EXPECT_FALSE(CI.lowerPlan());
   EXPECT_EQ(CI.getDiagnostics().errorCount(), 1u);
 }
 

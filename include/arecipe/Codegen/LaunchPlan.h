@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -182,7 +183,8 @@ struct SlurmSpec {
   std::optional<sema::Value> Nodelist;
 };
 
-struct LaunchPlan {
+/// What the plan says once, before its cells.
+struct PlanHeader {
   std::string RecipeName, RecipeFile, Mode;
   std::string ModelId, ModelPath;
   std::optional<std::string> Image;
@@ -192,7 +194,6 @@ struct LaunchPlan {
   std::string EngineName;
   std::optional<std::string> MetricPrefix;
   std::optional<SlurmSpec> Slurm;
-  std::vector<PlanCell> Cells; ///< Ascending concurrency, then recipe order.
 };
 
 struct PlanOptions {
@@ -201,11 +202,39 @@ struct PlanOptions {
   std::string Recipe;
 };
 
-/// Lowers the analysed recipes of C. Returns nullopt after reporting to
-/// Diags when a recipe cannot become a complete plan.
-std::optional<LaunchPlan> buildLaunchPlan(const sema::Compilation &C,
-                                          const PlanOptions &Opts,
-                                          DiagnosticEngine &Diags);
+/// Lowers the analysed recipes of a compilation into the plan one cell at
+/// a time, so the emitters write a plan of any number of cells without
+/// holding it whole: memory follows the largest cell, not the plan.
+class PlanLowering {
+public:
+  PlanLowering(const sema::Compilation &C, PlanOptions Opts,
+               DiagnosticEngine &Diags);
+  ~PlanLowering();
+  PlanLowering(const PlanLowering &) = delete;
+  PlanLowering &operator=(const PlanLowering &) = delete;
+
+  /// Lowers every cell once and reports to Diags whatever keeps the plan
+  /// from being complete (no scenario, a value with no rendering, recipes
+  /// that cannot share one plan). Returns false after reporting; the
+  /// cells may be lowered for output only when it returned true, so a
+  /// plan with a mistake is never partly written.
+  bool check();
+
+  const PlanHeader &header() const;
+  /// The number of cells, ascending concurrency, then recipe order.
+  size_t size() const;
+  /// Cell I, lowered now (after check() returned true).
+  PlanCell cell(size_t I);
+  /// Cell I's id (`c14`, or `recipe.c14` in a plan of several recipes),
+  /// concurrency and recipe, without lowering it.
+  std::string cellId(size_t I) const;
+  int64_t cellConc(size_t I) const;
+  const std::string &cellRecipe(size_t I) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
 
 } // namespace codegen
 } // namespace arecipe

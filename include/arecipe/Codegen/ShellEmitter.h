@@ -1,6 +1,6 @@
 //===- ShellEmitter.h - `arecipec --emit sh` -------------------*- C++ -*-===//
 //
-// Writes a LaunchPlan as one standalone bash launcher for clusters where
+// Writes a launch plan as one standalone bash launcher for clusters where
 // only a script can go: a `case` over the cells (a concurrency or a cell
 // id), each cell a function that runs the plan's pre-flight actions, starts
 // this node's processes (NODE_RANK) with their argv and environment, waits
@@ -30,7 +30,9 @@ namespace arecipe::codegen {
 /// specially, else single-quoted ('\'' for a quote).
 std::string shellQuote(llvm::StringRef S);
 
-void emitShell(const LaunchPlan &Plan, llvm::raw_ostream &OS);
+/// Writes the launcher, lowering one cell at a time (after Plan.check()
+/// returned true).
+void emitShell(PlanLowering &Plan, llvm::raw_ostream &OS);
 
 } // namespace arecipe::codegen
 

@@ -47,7 +47,7 @@ class Compilation;
 struct SetOption;
 } // namespace sema
 namespace codegen {
-struct LaunchPlan;
+class PlanLowering;
 } // namespace codegen
 
 namespace frontend {
@@ -99,9 +99,11 @@ public:
   /// Sema's result, after analyze() returned Ok or Failed past parsing.
   const sema::Compilation &getSema() const;
 
-  /// analyze(), then lowering to the launch plan (the invocation's Recipe,
-  /// or all recipes of the file). nullopt after errors.
-  std::optional<codegen::LaunchPlan> buildPlan();
+  /// analyze(), then the launch plan's lowering (the invocation's Recipe,
+  /// or all recipes of the file), checked: every cell has been lowered
+  /// once and nothing was wrong. Null after errors. The emitters write
+  /// the plan from it cell by cell (codegen::emitPlan, emitShell).
+  codegen::PlanLowering *lowerPlan();
 
 private:
   struct State;
