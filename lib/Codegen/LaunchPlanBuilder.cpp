@@ -68,29 +68,8 @@ private:
 } // namespace
 
 const char *codegen::actionName(const PreflightStep &Step) {
-  struct Name {
-    const char *operator()(const preflight::UnsetEnv &) { return "unset_env"; }
-    const char *operator()(const preflight::RequireVersion &) {
-      return "require_version";
-    }
-    const char *operator()(const preflight::StageModel &) {
-      return "stage_model";
-    }
-    const char *operator()(const preflight::CheckPaths &) {
-      return "check_paths";
-    }
-    const char *operator()(const preflight::WaitCleanGpus &) {
-      return "wait_clean_gpus";
-    }
-    const char *operator()(const preflight::PrepareCache &) {
-      return "prepare_cache";
-    }
-    const char *operator()(const preflight::VerifyImport &) {
-      return "verify_import";
-    }
-    const char *operator()(const preflight::RunStep &) { return "run"; }
-  };
-  return std::visit(Name{}, Step);
+  return std::visit(
+      [](const auto &S) { return std::decay_t<decltype(S)>::Action; }, Step);
 }
 
 /// "c14", or "recipe.c14" when several recipes share the plan.

@@ -1,10 +1,12 @@
 //===- SemaImpl.h - The semantic analyzer's internal state -----*- C++ -*-===//
 //
-// Private to lib/Sema. One SemaImpl analyzes a main file and its imports.
-// Its member functions are split by topic, Clang style:
+// Private to lib/Sema. One SemaImpl analyzes a main file and its imports
+// (loaded through the front end's ModuleLoader). The objects it works on
+// are in SemaState.h, the built-in tables in Builtins.h. Its member
+// functions are split by topic, Clang style:
 //   SemaModules.cpp  imports, scopes, duplicate declarations, name lookup
 //   SemaDecl.cpp     entities (hardware, model, engine), knobs, types
-//   SemaExpr.cpp     the evaluator (exact values, units, operators)
+//   SemaExpr.cpp     the evaluator (exact values, units, operators, limits)
 //   SemaBuiltins.cpp built-in functions, constructors, dram_budget
 //   SemaRecipe.cpp   a recipe's statements, levels, bands, `at conc`
 //   SemaCells.cpp    per-cell resolution, late binding, cycles, cell(N)

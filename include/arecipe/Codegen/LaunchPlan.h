@@ -58,12 +58,14 @@ struct PlanKnob {
 };
 
 /// The pre-flight actions of docs/plan-schema.md, one struct each, fields
-/// in schema order.
+/// in schema order; Action is the plan's `action`.
 namespace preflight {
 struct UnsetEnv {
+  static constexpr const char *Action = "unset_env";
   std::vector<std::string> Names;
 };
 struct RequireVersion {
+  static constexpr const char *Action = "require_version";
   enum class OnMismatch { Warn, Fail };
   std::string Tool;
   /// The command that prints the installed version.
@@ -72,33 +74,39 @@ struct RequireVersion {
   OnMismatch OnMismatchDo = OnMismatch::Warn;
 };
 struct StageModel {
+  static constexpr const char *Action = "stage_model";
   std::string Repo;
   int64_t Attempts = 0;
   PlanNumber DelayS;
   // `env` is always empty.
 };
 struct CheckPaths {
+  static constexpr const char *Action = "check_paths";
   enum class Nodes { All, Rank0 };
   std::vector<std::string> Paths;
   Nodes On = Nodes::All;
 };
 struct WaitCleanGpus {
+  static constexpr const char *Action = "wait_clean_gpus";
   PlanNumber MaxUsedFraction;
   PlanNumber TimeoutS;
   int64_t PollS = 0;
 };
 struct PrepareCache {
+  static constexpr const char *Action = "prepare_cache";
   std::string Dir;
   std::optional<std::string> FromImagePath;
   std::string Scope;
   // `fallback` is always "private".
 };
 struct VerifyImport {
+  static constexpr const char *Action = "verify_import";
   std::string Package;
   std::vector<std::string> Python; ///< The interpreter's argv.
   std::string ExpectPrefix;
 };
 struct RunStep {
+  static constexpr const char *Action = "run";
   std::vector<std::string> Argv;
   PlanNumber TimeoutS;
 };
