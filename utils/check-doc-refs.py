@@ -47,7 +47,7 @@ OUTPUT_NAMES = {"summary.md"}
 DIRECTIVE = re.compile(r"^\s*[A-Z][A-Z0-9_-]*:")
 FORBIDDEN = re.compile(r"\.\./shared|\bdomain\.md\b|\binferencex\.md\b")
 LINK = re.compile(r"(?<!!)\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-MD_REF = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.md)(#[\w-]+)?")
+MD_REF = re.compile(r"(?<![\w./%-])((?:[\w.-]+/)*[\w.-]+\.md)(#[\w-]+)?")
 SECTION = re.compile(r"§\s?(\d+(?:\.\d+)*)")
 PLACEHOLDER = re.compile(r"[<>*{}$%]|\.\.\.|…")
 

@@ -101,7 +101,10 @@ def main():
     if not doc.is_file():
         fail_read(f"{doc} not found")
     tables = read_tables(doc)
-    for needed in ("Layers", "Tools", "Transitional edges"):
+    # A '## Transitional edges' section whose table has no rows (none today)
+    # reads as no table.
+    tables.setdefault("Transitional edges", [])
+    for needed in ("Layers", "Tools"):
         if needed not in tables:
             fail_read(f"docs/architecture.md has no '## {needed}' table")
 

@@ -2,6 +2,8 @@
 
 #include "arecipe/Basic/JSONDiagnosticPrinter.h"
 
+#include "arecipe/Basic/SourceLocation.h"
+
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -12,11 +14,10 @@ using Json = nlohmann::ordered_json;
 
 /// {"line": L, "column": C} for a location inside a buffer, else null.
 static Json position(const llvm::SourceMgr &SM, llvm::SMLoc Loc) {
-  unsigned BufferID = Loc.isValid() ? SM.FindBufferContainingLoc(Loc) : 0;
-  if (!BufferID)
+  std::optional<PresumedLoc> P = getPresumedLoc(SM, Loc);
+  if (!P)
     return nullptr;
-  auto [Line, Column] = SM.getLineAndColumn(Loc, BufferID);
-  return Json{{"line", Line}, {"column", Column}};
+  return Json{{"line", P->Line}, {"column", P->Column}};
 }
 
 static Json range(const llvm::SourceMgr &SM, llvm::SMRange R) {
@@ -24,17 +25,14 @@ static Json range(const llvm::SourceMgr &SM, llvm::SMRange R) {
 }
 
 static Json toObject(const llvm::SourceMgr &SM, const Diagnostic &Diag) {
-  unsigned BufferID =
-      Diag.Loc.isValid() ? SM.FindBufferContainingLoc(Diag.Loc) : 0;
   Json Object;
   Object["id"] = getDiagInfo(Diag.ID).Name.str();
   Object["level"] = getLevelName(Diag.Level).str();
   Object["message"] = Diag.Message;
-  if (BufferID) {
-    auto [Line, Column] = SM.getLineAndColumn(Diag.Loc, BufferID);
-    Object["file"] = SM.getMemoryBuffer(BufferID)->getBufferIdentifier().str();
-    Object["line"] = Line;
-    Object["column"] = Column;
+  if (std::optional<PresumedLoc> P = getPresumedLoc(SM, Diag.Loc)) {
+    Object["file"] = P->File.str();
+    Object["line"] = P->Line;
+    Object["column"] = P->Column;
   } else {
     Object["file"] = nullptr;
     Object["line"] = nullptr;

@@ -2,6 +2,8 @@
 
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 
+#include "arecipe/Basic/SourceLocation.h"
+
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/SourceMgr.h"
@@ -149,16 +151,14 @@ static llvm::raw_ostream::Colors levelColor(DiagLevel Level) {
 
 void TextDiagnosticPrinter::printOne(const llvm::SourceMgr &SM,
                                      const Diagnostic &Diag) {
-  unsigned BufferID =
-      Diag.Loc.isValid() ? SM.FindBufferContainingLoc(Diag.Loc) : 0;
+  std::optional<std::string> Where = formatLocation(SM, Diag.Loc);
 
   if (UseColors)
     OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
   const llvm::MemoryBuffer *Buffer = nullptr;
-  if (BufferID) {
-    Buffer = SM.getMemoryBuffer(BufferID);
-    auto [Line, Column] = SM.getLineAndColumn(Diag.Loc, BufferID);
-    OS << Buffer->getBufferIdentifier() << ':' << Line << ':' << Column << ": ";
+  if (Where) {
+    Buffer = SM.getMemoryBuffer(SM.FindBufferContainingLoc(Diag.Loc));
+    OS << *Where << ": ";
   } else {
     OS << ProgramName << ": ";
   }

@@ -12,15 +12,20 @@ using sema::Value;
 using sema::ValueKind;
 
 std::string codegen::displayValue(const Value &V) {
-  if (V.kind() == ValueKind::List && V.getElements().size() > 2) {
-    const auto &E = V.getElements();
-    bool Consecutive = true;
-    for (size_t I = 0; I < E.size(); ++I)
-      Consecutive &= E[I].kind() == ValueKind::Int &&
-                     E[I].getInt() == E.front().getInt() + int64_t(I);
+  if (V.kind() == ValueKind::List && V.listSize() > 2) {
+    Value First = V.element(0);
+    bool Consecutive = First.kind() == ValueKind::Int;
+    if (auto Range = V.asIntRange())
+      Consecutive = std::get<1>(*Range) == 1;
+    else
+      for (size_t I = 1; Consecutive && I < V.listSize(); ++I) {
+        Value E = V.element(I);
+        Consecutive = E.kind() == ValueKind::Int &&
+                      E.getInt() == First.getInt() + int64_t(I);
+      }
     if (Consecutive)
-      return std::to_string(E.front().getInt()) + ".." +
-             std::to_string(E.back().getInt());
+      return std::to_string(First.getInt()) + ".." +
+             std::to_string(V.element(V.listSize() - 1).getInt());
   }
   if (V.kind() == ValueKind::String)
     return V.getString();

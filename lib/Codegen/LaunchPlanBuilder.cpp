@@ -11,11 +11,14 @@
 #include "arecipe/Codegen/LaunchPlan.h"
 
 #include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Sema/Sema.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include "nlohmann/json.hpp"
 
 #include <set>
 
@@ -36,7 +39,7 @@ public:
   PlanBuilder(const llvm::SourceMgr &SM, DiagnosticEngine &Diags)
       : SM(SM), Diags(Diags) {}
 
-  bool lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan);
+  bool lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan);
   bool lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
                  bool QualifyIds, PlanCell &Out);
 
@@ -64,17 +67,20 @@ private:
 };
 } // namespace
 
-/// Exact numbers stay exact: integers as JSON integers, anything else as
-/// the nearest double (plan fields are seconds and fractions).
-static OrderedJSON number(const Rational &R) {
-  if (R.isInteger())
-    return R.numerator();
-  return static_cast<double>(R.numerator()) /
-         static_cast<double>(R.denominator());
+const char *codegen::actionName(const PreflightStep &Step) {
+  return std::visit(
+      [](const auto &S) { return std::decay_t<decltype(S)>::Action; }, Step);
 }
 
-static OrderedJSON seconds(const Value &V) {
-  return number(*V.getQuantity().in(Unit::Second));
+/// "c14", or "recipe.c14" when several recipes share the plan.
+static std::string cellIdOf(const sema::RecipeCells &R, int64_t Conc,
+                            bool Qualify) {
+  std::string Id = "c" + std::to_string(Conc);
+  return Qualify ? R.Name + "." + Id : Id;
+}
+
+static PlanNumber seconds(const Value &V) {
+  return *V.getQuantity().in(Unit::Second);
 }
 
 static const Value *field(const sema::EntityInfo *E, llvm::StringRef Name) {
@@ -110,16 +116,11 @@ std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
   for (const auto &[Name, RV] : Cell->Values) {
     PlanKnob K;
     K.Name = Name;
-    K.Value = OrderedJSON::parse(sema::toJSON(RV.V));
-    K.Origin = OrderedJSON::object();
+    K.Value = RV.V;
     llvm::SMRange Where = RV.From ? RV.From->Range : llvm::SMRange();
-    if (unsigned ID = Where.isValid() ? SM.FindBufferContainingLoc(Where.Start) : 0) {
-      auto [Line, Col] = SM.getLineAndColumn(Where.Start, ID);
-      K.Origin["file"] = SM.getMemoryBuffer(ID)->getBufferIdentifier().str();
-      K.Origin["line"] = Line;
-      K.Origin["col"] = Col;
-    }
-    K.Origin["level"] = sema::getSpelling(RV.L).str();
+    if (std::optional<PresumedLoc> P = getPresumedLoc(SM, Where.Start))
+      K.Origin.Where = KnobOrigin::Position{P->File.str(), P->Line, P->Column};
+    K.Origin.Level = RV.L;
     Out.push_back(std::move(K));
   }
   return Out;
@@ -127,7 +128,7 @@ std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
 
 static std::vector<std::string> strings(const Value &List) {
   std::vector<std::string> Out;
-  for (const Value &E : List.getElements())
+  for (Value E : List.elements())
     Out.push_back(E.getString());
   return Out;
 }
@@ -141,47 +142,49 @@ std::vector<PreflightStep> PlanBuilder::lowerPreflight() {
           return V;
       llvm_unreachable("Sema fills every argument of a pre-flight action");
     };
-    PreflightStep S;
-    S.Action = A.Action;
-    OrderedJSON &F = S.Fields;
     if (A.Action == "unset_env") {
-      F["names"] = strings(Arg("names"));
+      Out.push_back(preflight::UnsetEnv{strings(Arg("names"))});
     } else if (A.Action == "require_version") {
       // The tool is a Python package: the probe prints the version the
       // servers will import.
       std::string Tool = Arg("tool").getString();
-      F["tool"] = Tool;
-      F["probe"] = {"python3", "-c",
-                    "import " + Tool + "; print(" + Tool + ".__version__)"};
-      F["pattern"] = Arg("pattern").getString();
-      F["on_mismatch"] = Arg("on_mismatch").getString();
+      preflight::RequireVersion S;
+      S.Tool = Tool;
+      S.Probe = {"python3", "-c",
+                 "import " + Tool + "; print(" + Tool + ".__version__)"};
+      S.Pattern = Arg("pattern").getString();
+      S.OnMismatchDo = Arg("on_mismatch").getString() == "fail"
+                           ? preflight::RequireVersion::OnMismatch::Fail
+                           : preflight::RequireVersion::OnMismatch::Warn;
+      Out.push_back(std::move(S));
     } else if (A.Action == "stage_model") {
-      F["repo"] = Arg("repo").getString();
-      F["attempts"] = Arg("attempts").getInt();
-      F["delay_s"] = seconds(Arg("delay"));
-      F["env"] = OrderedJSON::object();
+      Out.push_back(preflight::StageModel{Arg("repo").getString(),
+                                          Arg("attempts").getInt(),
+                                          seconds(Arg("delay"))});
     } else if (A.Action == "check_paths") {
-      F["paths"] = strings(Arg("paths"));
-      F["nodes"] = Arg("on").getString() == "all_nodes" ? "all" : "rank0";
+      Out.push_back(preflight::CheckPaths{
+          strings(Arg("paths")), Arg("on").getString() == "all_nodes"
+                                     ? preflight::CheckPaths::Nodes::All
+                                     : preflight::CheckPaths::Nodes::Rank0});
     } else if (A.Action == "wait_clean_gpus") {
-      F["max_used_fraction"] = number(Arg("max_used").getNumber());
-      F["timeout_s"] = seconds(Arg("timeout"));
-      F["poll_s"] = GpuPollS;
+      Out.push_back(preflight::WaitCleanGpus{
+          Arg("max_used").getNumber(), seconds(Arg("timeout")), GpuPollS});
     } else if (A.Action == "prepare_cache") {
-      F["dir"] = Arg("dir").getString();
+      preflight::PrepareCache S;
+      S.Dir = Arg("dir").getString();
       if (!Arg("from_image").isNone())
-        F["from_image_path"] = Arg("from_image").getString();
-      F["scope"] = Arg("scope").getString();
-      F["fallback"] = "private";
+        S.FromImagePath = Arg("from_image").getString();
+      S.Scope = Arg("scope").getString();
+      Out.push_back(std::move(S));
     } else if (A.Action == "verify_import") {
-      F["package"] = Arg("package").getString();
-      F["python"] = {"python3"};
-      F["expect_prefix"] = Arg("expect").getString();
+      Out.push_back(preflight::VerifyImport{
+          Arg("package").getString(), {"python3"}, Arg("expect").getString()});
     } else if (A.Action == "run") {
-      F["argv"] = strings(Arg("argv"));
-      F["timeout_s"] = seconds(Arg("timeout"));
+      Out.push_back(
+          preflight::RunStep{strings(Arg("argv")), seconds(Arg("timeout"))});
+    } else {
+      llvm_unreachable("Sema knows no other pre-flight action");
     }
-    Out.push_back(std::move(S));
   }
   return Out;
 }
@@ -284,8 +287,9 @@ std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
         S.RequiresModel = Served->getString();
     }
     S.StartupTimeoutS =
-        Startup ? seconds(*Startup) : OrderedJSON(DefaultStartupTimeoutS);
-    S.StallTimeoutS = Stall ? seconds(*Stall) : OrderedJSON(DefaultStallTimeoutS);
+        Startup ? seconds(*Startup) : PlanNumber(DefaultStartupTimeoutS);
+    S.StallTimeoutS =
+        Stall ? seconds(*Stall) : PlanNumber(DefaultStallTimeoutS);
     S.ServesApi = P.Role == "server";
     Out.push_back(std::move(S));
   }
@@ -356,7 +360,6 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     Failed = true;
     return C;
   }
-  OrderedJSON &W = C.Workload;
   const Value *Warmup = get("client.warmup");
   if (Scenario->getRecordName() == "agentic") {
     const Value *Trace = Scenario->lookup("trace");
@@ -367,19 +370,20 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
       Failed = true;
       return C;
     }
-    W["kind"] = "agentic";
-    W["trace"] = Trace->getString();
+    AgenticWorkload W;
+    W.Trace = Trace->getString();
     // client.duration shortens or lengthens the measured window without
     // restating the scenario (e.g. a quick simulated sweep).
     const Value *Duration = get("client.duration");
-    W["duration_s"] = seconds(Duration ? *Duration : *Scenario->lookup("duration"));
-    W["warmup_s"] = Warmup && Warmup->kind() == ValueKind::Quantity
-                        ? seconds(*Warmup)
-                        : OrderedJSON(0);
+    W.DurationS = seconds(Duration ? *Duration : *Scenario->lookup("duration"));
+    W.WarmupS = Warmup && Warmup->kind() == ValueKind::Quantity
+                    ? seconds(*Warmup)
+                    : PlanNumber(0);
     const Value *Threshold = get("client.error_threshold");
-    W["max_failed_fraction"] =
-        Threshold ? number(Threshold->getNumber())
-                  : number(*Rational::fraction(DefaultErrorRatePercent, 100));
+    W.MaxFailedFraction =
+        Threshold ? Threshold->getNumber()
+                  : *Rational::fraction(DefaultErrorRatePercent, 100);
+    C.Workload = std::move(W);
     return C;
   }
   // A fixed run is as long as its prompts take; a duration would be
@@ -393,15 +397,15 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
   // warm-up of 2 x conc requests (docs/metrics.md#workloads).
   const Value *Prompts = Scenario->lookup("num_prompts");
   const Value *Rate = Scenario->lookup("request_rate");
-  W["kind"] = "fixed";
-  W["isl"] = Scenario->lookup("isl")->getInt();
-  W["osl"] = Scenario->lookup("osl")->getInt();
-  W["range_ratio"] = number(Scenario->lookup("ratio")->getNumber());
-  W["num_prompts"] = Prompts->isNone() ? 10 * Cell->Conc : Prompts->getInt();
-  W["warmup"] = Warmup && Warmup->kind() == ValueKind::Int ? Warmup->getInt()
-                                                           : 2 * Cell->Conc;
-  W["ignore_eos"] = true;
-  W["request_rate"] = Rate->isNone() ? OrderedJSON(0) : number(Rate->getNumber());
+  FixedWorkload W;
+  W.Isl = Scenario->lookup("isl")->getInt();
+  W.Osl = Scenario->lookup("osl")->getInt();
+  W.RangeRatio = Scenario->lookup("ratio")->getNumber();
+  W.NumPrompts = Prompts->isNone() ? 10 * Cell->Conc : Prompts->getInt();
+  W.Warmup = Warmup && Warmup->kind() == ValueKind::Int ? Warmup->getInt()
+                                                        : 2 * Cell->Conc;
+  W.RequestRate = Rate->isNone() ? PlanNumber(0) : Rate->getNumber();
+  C.Workload = std::move(W);
   return C;
 }
 
@@ -410,17 +414,13 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   Recipe = &R;
   Cell = &C;
   Failed = false;
-  auto IdOf = [&](int64_t Conc) {
-    std::string Id = "c" + std::to_string(Conc);
-    return QualifyIds ? R.Name + "." + Id : Id;
-  };
-  Out.Id = IdOf(C.Conc);
+  Out.Id = cellIdOf(R, C.Conc, QualifyIds);
   Out.Recipe = R.Name;
   Out.Conc = C.Conc;
   if (C.Band)
     Out.Band = C.Band->Name;
   if (C.ServerFrom)
-    Out.ServerFrom = IdOf(*C.ServerFrom);
+    Out.ServerFrom = cellIdOf(R, *C.ServerFrom, QualifyIds);
   Out.Gpus = C.Gpus;
   Out.Nodes = C.Nodes;
   Out.Knobs = lowerKnobs();
@@ -430,17 +430,17 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   const Value *Start = get("profile.start");
   const Value *Duration = get("profile.duration");
   if (Start && Duration)
-    Out.Profile.emplace_back(seconds(*Start), seconds(*Duration));
+    Out.Profile.push_back({seconds(*Start), seconds(*Duration)});
   const Value *Threshold = get("client.error_threshold");
   Out.MaxErrorRate = Threshold
-                         ? number(Threshold->getNumber())
-                         : number(*Rational::fraction(DefaultErrorRatePercent, 100));
+                         ? Threshold->getNumber()
+                         : *Rational::fraction(DefaultErrorRatePercent, 100);
   if (const Value *Prefix = field(R.Engine, "metric_prefix"))
     Out.RequiredMetricPrefix = Prefix->getString();
   return !Failed;
 }
 
-bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
+bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
   const sema::Cell &First = R.Cells.front();
   Plan.RecipeName = R.Name;
   Plan.RecipeFile = R.File;
@@ -460,7 +460,7 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
   Plan.EngineName = R.Engine ? R.Engine->Name : "";
   if (const Value *Prefix = field(R.Engine, "metric_prefix"))
     Plan.MetricPrefix = Prefix->getString();
-  Plan.Slurm = nullptr;
+  Plan.Slurm.reset();
   Recipe = &R;
   Cell = &First;
   const Value *Partition = get("slurm.partition");
@@ -468,19 +468,22 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
   const Value *Limit = get("slurm.time_limit");
   const Value *Nodelist = get("slurm.nodelist");
   if (Partition || Account || Limit || Nodelist) {
-    Plan.Slurm = OrderedJSON::object();
-    Plan.Slurm["partition"] = Partition ? OrderedJSON(Partition->getString()) : nullptr;
-    Plan.Slurm["account"] = Account ? OrderedJSON(Account->getString()) : nullptr;
-    Plan.Slurm["time_limit_s"] = Limit ? seconds(*Limit) : nullptr;
-    Plan.Slurm["nodelist"] =
-        Nodelist ? OrderedJSON::parse(sema::toJSON(*Nodelist)) : OrderedJSON("auto");
+    SlurmSpec &S = Plan.Slurm.emplace();
+    if (Partition)
+      S.Partition = Partition->getString();
+    if (Account)
+      S.Account = Account->getString();
+    if (Limit)
+      S.TimeLimitS = seconds(*Limit);
+    if (Nodelist)
+      S.Nodelist = *Nodelist;
   }
   return true;
 }
 
 /// What a merged plan holds once: the values two recipes must agree on.
 static std::vector<std::pair<const char *, std::string>>
-sharedHeader(const LaunchPlan &P) {
+sharedHeader(const PlanHeader &P) {
   return {{"model", P.ModelId},
           {"image", P.Image.value_or("none")},
           {"hardware", P.HardwareName},
@@ -488,55 +491,103 @@ sharedHeader(const LaunchPlan &P) {
           {"mode", P.Mode}};
 }
 
-std::optional<LaunchPlan>
-codegen::buildLaunchPlan(const sema::Compilation &C, const PlanOptions &Opts,
-                         DiagnosticEngine &Diags) {
+struct PlanLowering::Impl {
+  Impl(const sema::Compilation &C, PlanOptions Opts, DiagnosticEngine &Diags)
+      : C(C), Opts(std::move(Opts)), Diags(Diags),
+        Builder(C.getSourceMgr(), Diags) {}
+
+  const sema::Compilation &C;
+  PlanOptions Opts;
+  DiagnosticEngine &Diags;
+  PlanBuilder Builder;
+  PlanHeader Header;
+  /// Several recipes share the plan: cell ids name their recipe.
+  bool Merged = false;
+  /// The plan's cells in output order: ascending concurrency, then recipe
+  /// order.
+  std::vector<std::pair<const sema::RecipeCells *, const sema::Cell *>> Cells;
+  bool Checked = false;
+};
+
+PlanLowering::PlanLowering(const sema::Compilation &C, PlanOptions Opts,
+                           DiagnosticEngine &Diags)
+    : P(std::make_unique<Impl>(C, std::move(Opts), Diags)) {}
+
+PlanLowering::~PlanLowering() = default;
+
+bool PlanLowering::check() {
+  Impl &I = *P;
   std::vector<const sema::RecipeCells *> Recipes;
   std::string Names;
-  for (const auto &R : C.recipes()) {
+  for (const auto &R : I.C.recipes()) {
     Names += (Names.empty() ? "" : ", ") + ("'" + R->Name + "'");
-    if (Opts.Recipe.empty() || R->Name == Opts.Recipe)
+    if (I.Opts.Recipe.empty() || R->Name == I.Opts.Recipe)
       Recipes.push_back(R.get());
   }
   if (Recipes.empty()) {
-    if (Opts.Recipe.empty())
-      Diags.report(llvm::SMLoc(), DiagID::err_plan_no_recipe);
+    if (I.Opts.Recipe.empty())
+      I.Diags.report(llvm::SMLoc(), DiagID::err_plan_no_recipe);
     else
-      Diags.report(llvm::SMLoc(), DiagID::err_plan_unknown_recipe)
-          << Opts.Recipe << (Names.empty() ? "" : "; recipes: " + Names);
-    return std::nullopt;
+      I.Diags.report(llvm::SMLoc(), DiagID::err_plan_unknown_recipe)
+          << I.Opts.Recipe << (Names.empty() ? "" : "; recipes: " + Names);
+    return false;
   }
-  PlanBuilder B(C.getSourceMgr(), Diags);
-  LaunchPlan Plan;
-  bool Ok = B.lowerHeader(*Recipes.front(), Plan);
-  // Several recipes share one plan: its name is the file's, cell ids name
-  // their recipe.
-  bool Merged = Recipes.size() > 1;
-  if (Merged)
-    Plan.RecipeName = llvm::sys::path::stem(Plan.RecipeFile).str();
+  bool Ok = I.Builder.lowerHeader(*Recipes.front(), I.Header);
+  I.Merged = Recipes.size() > 1;
+  // A plan of several recipes is named after their file.
+  if (I.Merged)
+    I.Header.RecipeName = llvm::sys::path::stem(I.Header.RecipeFile).str();
   for (const sema::RecipeCells *R : Recipes) {
     if (R != Recipes.front()) {
-      LaunchPlan Other;
-      B.lowerHeader(*R, Other);
-      auto Mine = sharedHeader(Plan), Theirs = sharedHeader(Other);
-      for (size_t I = 0; I < Mine.size(); ++I)
-        if (Mine[I].second != Theirs[I].second) {
-          Diags.report(R->NameRange, DiagID::err_plan_recipes_differ)
-              << Recipes.front()->Name << R->Name << Mine[I].first
-              << ("'" + Mine[I].second + "'") << ("'" + Theirs[I].second + "'");
+      PlanHeader Other;
+      I.Builder.lowerHeader(*R, Other);
+      auto Mine = sharedHeader(I.Header), Theirs = sharedHeader(Other);
+      for (size_t N = 0; N < Mine.size(); ++N)
+        if (Mine[N].second != Theirs[N].second) {
+          I.Diags.report(R->NameRange, DiagID::err_plan_recipes_differ)
+              << Recipes.front()->Name << R->Name << Mine[N].first
+              << ("'" + Mine[N].second + "'") << ("'" + Theirs[N].second + "'");
           Ok = false;
         }
     }
+    // Each cell is lowered once here for its diagnostics, and again when
+    // it is written.
     for (const sema::Cell &Cell : R->Cells) {
-      Plan.Cells.emplace_back();
-      Ok &= B.lowerCell(*R, Cell, Merged, Plan.Cells.back());
+      PlanCell Discarded;
+      Ok &= I.Builder.lowerCell(*R, Cell, I.Merged, Discarded);
+      I.Cells.emplace_back(R, &Cell);
     }
   }
-  std::stable_sort(Plan.Cells.begin(), Plan.Cells.end(),
-                   [](const PlanCell &A, const PlanCell &B) {
-                     return A.Conc < B.Conc;
+  std::stable_sort(I.Cells.begin(), I.Cells.end(),
+                   [](const auto &A, const auto &B) {
+                     return A.second->Conc < B.second->Conc;
                    });
-  if (!Ok)
-    return std::nullopt;
-  return Plan;
+  I.Checked = Ok;
+  return Ok;
+}
+
+const PlanHeader &PlanLowering::header() const { return P->Header; }
+
+size_t PlanLowering::size() const { return P->Cells.size(); }
+
+PlanCell PlanLowering::cell(size_t N) {
+  assert(P->Checked && "check() must succeed before cells are written");
+  PlanCell Out;
+  bool Ok = P->Builder.lowerCell(*P->Cells[N].first, *P->Cells[N].second,
+                                 P->Merged, Out);
+  assert(Ok && "lowering is deterministic: check() saw this cell succeed");
+  (void)Ok;
+  return Out;
+}
+
+std::string PlanLowering::cellId(size_t N) const {
+  return cellIdOf(*P->Cells[N].first, P->Cells[N].second->Conc, P->Merged);
+}
+
+int64_t PlanLowering::cellConc(size_t N) const {
+  return P->Cells[N].second->Conc;
+}
+
+const std::string &PlanLowering::cellRecipe(size_t N) const {
+  return P->Cells[N].first->Name;
 }

@@ -7,9 +7,103 @@
 using namespace arecipe;
 using namespace arecipe::codegen;
 
+OrderedJSON codegen::toJSON(const PlanNumber &N) {
+  if (N.isInteger())
+    return N.numerator();
+  return static_cast<double>(N.numerator()) /
+         static_cast<double>(N.denominator());
+}
+
+std::string codegen::toText(const PlanNumber &N) { return toJSON(N).dump(); }
+
 template <typename T> static OrderedJSON orNull(const std::optional<T> &V) {
   return V ? OrderedJSON(*V) : OrderedJSON(nullptr);
 }
+
+static OrderedJSON valueJSON(const sema::Value &V) {
+  return OrderedJSON::parse(sema::toJSON(V));
+}
+
+static OrderedJSON originJSON(const KnobOrigin &O) {
+  OrderedJSON J = OrderedJSON::object();
+  if (O.Where) {
+    J["file"] = O.Where->File;
+    J["line"] = O.Where->Line;
+    J["col"] = O.Where->Col;
+  }
+  J["level"] = sema::getSpelling(O.Level).str();
+  return J;
+}
+
+namespace {
+/// The fields of each pre-flight action after its `action`, in schema
+/// order.
+struct PreflightFields {
+  OrderedJSON &J;
+  void operator()(const preflight::UnsetEnv &S) { J["names"] = S.Names; }
+  void operator()(const preflight::RequireVersion &S) {
+    J["tool"] = S.Tool;
+    J["probe"] = S.Probe;
+    J["pattern"] = S.Pattern;
+    J["on_mismatch"] =
+        S.OnMismatchDo == preflight::RequireVersion::OnMismatch::Fail ? "fail"
+                                                                      : "warn";
+  }
+  void operator()(const preflight::StageModel &S) {
+    J["repo"] = S.Repo;
+    J["attempts"] = S.Attempts;
+    J["delay_s"] = toJSON(S.DelayS);
+    J["env"] = OrderedJSON::object();
+  }
+  void operator()(const preflight::CheckPaths &S) {
+    J["paths"] = S.Paths;
+    J["nodes"] = S.On == preflight::CheckPaths::Nodes::All ? "all" : "rank0";
+  }
+  void operator()(const preflight::WaitCleanGpus &S) {
+    J["max_used_fraction"] = toJSON(S.MaxUsedFraction);
+    J["timeout_s"] = toJSON(S.TimeoutS);
+    J["poll_s"] = S.PollS;
+  }
+  void operator()(const preflight::PrepareCache &S) {
+    J["dir"] = S.Dir;
+    if (S.FromImagePath)
+      J["from_image_path"] = *S.FromImagePath;
+    J["scope"] = S.Scope;
+    J["fallback"] = "private";
+  }
+  void operator()(const preflight::VerifyImport &S) {
+    J["package"] = S.Package;
+    J["python"] = S.Python;
+    J["expect_prefix"] = S.ExpectPrefix;
+  }
+  void operator()(const preflight::RunStep &S) {
+    J["argv"] = S.Argv;
+    J["timeout_s"] = toJSON(S.TimeoutS);
+  }
+};
+
+struct WorkloadFields {
+  OrderedJSON &W;
+  void operator()(std::monostate) {}
+  void operator()(const AgenticWorkload &A) {
+    W["kind"] = "agentic";
+    W["trace"] = A.Trace;
+    W["duration_s"] = toJSON(A.DurationS);
+    W["warmup_s"] = toJSON(A.WarmupS);
+    W["max_failed_fraction"] = toJSON(A.MaxFailedFraction);
+  }
+  void operator()(const FixedWorkload &F) {
+    W["kind"] = "fixed";
+    W["isl"] = F.Isl;
+    W["osl"] = F.Osl;
+    W["range_ratio"] = toJSON(F.RangeRatio);
+    W["num_prompts"] = F.NumPrompts;
+    W["warmup"] = F.Warmup;
+    W["ignore_eos"] = true;
+    W["request_rate"] = toJSON(F.RequestRate);
+  }
+};
+} // namespace
 
 static OrderedJSON processJSON(const ProcessSpec &P) {
   OrderedJSON J;
@@ -30,14 +124,14 @@ static OrderedJSON processJSON(const ProcessSpec &P) {
     J["endpoints"] = nullptr;
   }
   J["after"] = P.After;
-  J["ready"]["startup_timeout_s"] = P.StartupTimeoutS;
-  J["ready"]["stall_timeout_s"] = P.StallTimeoutS;
+  J["ready"]["startup_timeout_s"] = toJSON(P.StartupTimeoutS);
+  J["ready"]["stall_timeout_s"] = toJSON(P.StallTimeoutS);
   J["ready"]["requires_model"] = orNull(P.RequiresModel);
   J["serves_api"] = P.ServesApi;
   return J;
 }
 
-static OrderedJSON cellJSON(const PlanCell &C) {
+OrderedJSON codegen::toJSON(const PlanCell &C) {
   OrderedJSON J;
   J["id"] = C.Id;
   J["recipe"] = C.Recipe;
@@ -48,12 +142,13 @@ static OrderedJSON cellJSON(const PlanCell &C) {
   J["nodes"] = C.Nodes;
   J["knobs"] = OrderedJSON::array();
   for (const PlanKnob &K : C.Knobs)
-    J["knobs"].push_back({{"name", K.Name}, {"value", K.Value}, {"origin", K.Origin}});
+    J["knobs"].push_back({{"name", K.Name},
+                          {"value", valueJSON(K.Value)},
+                          {"origin", originJSON(K.Origin)}});
   J["preflight"] = OrderedJSON::array();
   for (const PreflightStep &S : C.Preflight) {
-    OrderedJSON A = {{"action", S.Action}};
-    for (const auto &[Key, Value] : S.Fields.items())
-      A[Key] = Value;
+    OrderedJSON A = {{"action", actionName(S)}};
+    std::visit(PreflightFields{A}, S);
     J["preflight"].push_back(std::move(A));
   }
   J["processes"] = OrderedJSON::array();
@@ -63,17 +158,30 @@ static OrderedJSON cellJSON(const PlanCell &C) {
   Client["target"] = C.Client.Target;
   Client["served_model_name"] = C.Client.ServedModelName;
   Client["concurrency"] = C.Client.Concurrency;
-  Client["workload"] = C.Client.Workload;
+  Client["workload"] = nullptr;
+  std::visit(WorkloadFields{Client["workload"]}, C.Client.Workload);
   Client["session_header"] = orNull(C.Client.SessionHeader);
   J["profile"] = OrderedJSON::array();
-  for (const auto &[Start, Duration] : C.Profile)
-    J["profile"].push_back({{"start_s", Start}, {"duration_s", Duration}});
-  J["validity"]["max_error_rate"] = C.MaxErrorRate;
+  for (const ProfileWindow &W : C.Profile)
+    J["profile"].push_back(
+        {{"start_s", toJSON(W.StartS)}, {"duration_s", toJSON(W.DurationS)}});
+  J["validity"]["max_error_rate"] = toJSON(C.MaxErrorRate);
   J["validity"]["required_metric_prefix"] = orNull(C.RequiredMetricPrefix);
   return J;
 }
 
-OrderedJSON codegen::toPlanJSON(const LaunchPlan &Plan) {
+static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
+  if (!S)
+    return nullptr;
+  OrderedJSON J = OrderedJSON::object();
+  J["partition"] = orNull(S->Partition);
+  J["account"] = orNull(S->Account);
+  J["time_limit_s"] = S->TimeLimitS ? toJSON(*S->TimeLimitS) : nullptr;
+  J["nodelist"] = S->Nodelist ? valueJSON(*S->Nodelist) : OrderedJSON("auto");
+  return J;
+}
+
+OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
   OrderedJSON J;
   J["schema"] = "arecipe.plan/v1";
   J["recipe"] = {{"name", Plan.RecipeName},
@@ -89,13 +197,44 @@ OrderedJSON codegen::toPlanJSON(const LaunchPlan &Plan) {
   J["engine"] = {{"name", Plan.EngineName},
                  {"metric_prefix", orNull(Plan.MetricPrefix)}};
   J["container"] = nullptr;
-  J["slurm"] = Plan.Slurm;
+  J["slurm"] = slurmJSON(Plan.Slurm);
   J["cells"] = OrderedJSON::array();
-  for (const PlanCell &C : Plan.Cells)
-    J["cells"].push_back(cellJSON(C));
   return J;
 }
 
-void codegen::emitPlan(const LaunchPlan &Plan, llvm::raw_ostream &OS) {
-  OS << toPlanJSON(Plan).dump(2) << "\n";
+/// Text as it appears nested Depth spaces deep in an indented dump: every
+/// line but the first shifted right. (A JSON string never holds a raw
+/// newline, so lines are the dump's own.)
+static void writeIndented(llvm::StringRef Text, unsigned Depth,
+                          llvm::raw_ostream &OS) {
+  for (size_t Begin = 0; Begin < Text.size();) {
+    size_t End = Text.find('\n', Begin);
+    if (End == llvm::StringRef::npos)
+      End = Text.size();
+    OS.indent(Depth) << Text.slice(Begin, End);
+    if (End < Text.size())
+      OS << '\n';
+    Begin = End + 1;
+  }
+}
+
+void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
+  // The document is the header with an empty "cells" array, dumped as
+  // nlohmann::json dumps it, with the cells written into the array one at
+  // a time -- byte for byte the dump of the whole document, which is never
+  // built.
+  std::string Header = toJSON(Plan.header()).dump(2);
+  llvm::StringRef Text(Header);
+  const llvm::StringRef EmptyCells = "[]\n}";
+  assert(Text.endswith(EmptyCells) && "\"cells\" is the header's last key");
+  if (!Plan.size()) {
+    OS << Text << "\n";
+    return;
+  }
+  OS << Text.drop_back(EmptyCells.size()) << "[\n";
+  for (size_t I = 0; I < Plan.size(); ++I) {
+    writeIndented(toJSON(Plan.cell(I)).dump(2), 4, OS);
+    OS << (I + 1 < Plan.size() ? ",\n" : "\n");
+  }
+  OS << "  ]\n}\n";
 }

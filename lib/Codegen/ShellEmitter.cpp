@@ -8,6 +8,7 @@
 
 #include "arecipe/Codegen/ShellEmitter.h"
 
+#include "arecipe/Codegen/PlanEmitter.h"
 #include "arecipe/Support/ShellQuote.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -232,46 +233,76 @@ static std::string functionName(llvm::StringRef Id) {
   return Out;
 }
 
-static std::string jsonWord(const OrderedJSON &J) {
-  return shellQuote(J.is_string() ? J.get<std::string>() : J.dump());
-}
+/// A number as the plan writes it, as one word.
+static std::string word(const PlanNumber &N) { return shellQuote(toText(N)); }
+static std::string word(int64_t N) { return shellQuote(std::to_string(N)); }
+
+namespace {
+/// One pre-flight step as a call of its prelude function.
+struct PreflightCall {
+  llvm::raw_ostream &OS;
+  void words(const std::vector<std::string> &List) {
+    for (const std::string &W : List)
+      OS << " " << shellQuote(W);
+  }
+  void operator()(const preflight::UnsetEnv &S) {
+    OS << "unset_env";
+    words(S.Names);
+  }
+  void operator()(const preflight::RequireVersion &S) {
+    OS << "require_version " << shellQuote(S.Tool) << " "
+       << shellQuote(S.Pattern) << " "
+       << (S.OnMismatchDo == preflight::RequireVersion::OnMismatch::Fail
+               ? "fail"
+               : "warn");
+    words(S.Probe);
+  }
+  void operator()(const preflight::StageModel &S) {
+    OS << "stage_model " << shellQuote(S.Repo) << " " << word(S.Attempts) << " "
+       << word(S.DelayS);
+  }
+  void operator()(const preflight::CheckPaths &S) {
+    OS << "check_paths "
+       << (S.On == preflight::CheckPaths::Nodes::All ? "all" : "rank0");
+    words(S.Paths);
+  }
+  void operator()(const preflight::WaitCleanGpus &S) {
+    OS << "wait_clean_gpus " << word(S.MaxUsedFraction) << " "
+       << word(S.TimeoutS) << " " << word(S.PollS);
+  }
+  void operator()(const preflight::PrepareCache &S) {
+    OS << "prepare_cache " << shellQuote(S.Dir) << " "
+       << shellQuote(S.FromImagePath.value_or(""));
+  }
+  void operator()(const preflight::VerifyImport &S) {
+    OS << "verify_import " << shellQuote(S.Package) << " "
+       << shellQuote(S.ExpectPrefix);
+    words(S.Python);
+  }
+  void operator()(const preflight::RunStep &S) {
+    OS << "run_step " << word(S.TimeoutS);
+    words(S.Argv);
+  }
+};
+
+/// The client's workload arguments after its target, model and conc.
+struct WorkloadWords {
+  llvm::raw_ostream &OS;
+  void operator()(std::monostate) {}
+  void operator()(const AgenticWorkload &A) {
+    OS << " agentic " << shellQuote(A.Trace) << " " << word(A.DurationS);
+  }
+  void operator()(const FixedWorkload &F) {
+    OS << " fixed " << word(F.Isl) << " " << word(F.Osl) << " "
+       << word(F.RangeRatio) << " " << word(F.NumPrompts) << " "
+       << word(F.Warmup) << " " << word(F.RequestRate);
+  }
+};
+} // namespace
 
 static void emitPreflight(const PreflightStep &S, llvm::raw_ostream &OS) {
-  const OrderedJSON &F = S.Fields;
-  auto Words = [&](const OrderedJSON &List) {
-    for (const auto &W : List)
-      OS << " " << shellQuote(W.get<std::string>());
-  };
   OS << "  ";
-  if (S.Action == "unset_env") {
-    OS << "unset_env";
-    Words(F["names"]);
-  } else if (S.Action == "require_version") {
-    OS << "require_version " << jsonWord(F["tool"]) << " "
-       << jsonWord(F["pattern"]) << " " << jsonWord(F["on_mismatch"]);
-    Words(F["probe"]);
-  } else if (S.Action == "stage_model") {
-    OS << "stage_model " << jsonWord(F["repo"]) << " " << jsonWord(F["attempts"])
-       << " " << jsonWord(F["delay_s"]);
-  } else if (S.Action == "check_paths") {
-    OS << "check_paths " << jsonWord(F["nodes"]);
-    Words(F["paths"]);
-  } else if (S.Action == "wait_clean_gpus") {
-    OS << "wait_clean_gpus " << jsonWord(F["max_used_fraction"]) << " "
-       << jsonWord(F["timeout_s"]) << " " << jsonWord(F["poll_s"]);
-  } else if (S.Action == "prepare_cache") {
-    OS << "prepare_cache " << jsonWord(F["dir"]) << " "
-       << shellQuote(F.contains("from_image_path")
-                         ? F["from_image_path"].get<std::string>()
-                         : "");
-  } else if (S.Action == "verify_import") {
-    OS << "verify_import " << jsonWord(F["package"]) << " "
-       << jsonWord(F["expect_prefix"]);
-    Words(F["python"]);
-  } else if (S.Action == "run") {
-    OS << "run_step " << jsonWord(F["timeout_s"]);
-    Words(F["argv"]);
-  }
+  std::visit(PreflightCall{OS}, S);
   OS << "\n";
 }
 
@@ -294,7 +325,7 @@ static void emitProcess(const ProcessSpec &P, llvm::raw_ostream &OS) {
         Health = Path;
   OS << "  process " << shellQuote(P.Name) << " " << P.NodeRank << " "
      << shellQuote(Gpus) << " " << P.Port.value_or(0) << " "
-     << shellQuote(Health) << " " << jsonWord(P.StartupTimeoutS);
+     << shellQuote(Health) << " " << word(P.StartupTimeoutS);
   for (const std::string &A : P.After)
     OS << " " << shellQuote(A);
   OS << "\n";
@@ -312,24 +343,22 @@ static void emitCell(const PlanCell &C, llvm::raw_ostream &OS) {
     emitPreflight(S, OS);
   for (const ProcessSpec &P : C.Processes)
     emitProcess(P, OS);
-  const OrderedJSON &W = C.Client.Workload;
   OS << "  client " << shellQuote(C.Client.Target) << " "
-     << shellQuote(C.Client.ServedModelName) << " " << C.Client.Concurrency
-     << " " << jsonWord(W["kind"]);
-  if (W["kind"] == "agentic")
-    OS << " " << jsonWord(W["trace"]) << " " << jsonWord(W["duration_s"]);
-  else
-    for (const char *K :
-         {"isl", "osl", "range_ratio", "num_prompts", "warmup", "request_rate"})
-      OS << " " << jsonWord(W[K]);
+     << shellQuote(C.Client.ServedModelName) << " " << C.Client.Concurrency;
+  std::visit(WorkloadWords{OS}, C.Client.Workload);
   OS << "\n}\n";
 }
 
-void codegen::emitShell(const LaunchPlan &Plan, llvm::raw_ostream &OS) {
-  bool ById = !Plan.Cells.empty() && Plan.Cells.front().Recipe != Plan.RecipeName;
+void codegen::emitShell(PlanLowering &Lowering, llvm::raw_ostream &OS) {
+  const PlanHeader &Plan = Lowering.header();
+  size_t N = Lowering.size();
+  bool ById = N && Lowering.cellRecipe(0) != Plan.RecipeName;
+  auto Name = [&](size_t I) {
+    return ById ? Lowering.cellId(I) : std::to_string(Lowering.cellConc(I));
+  };
   std::string Cells;
-  for (const PlanCell &C : Plan.Cells)
-    Cells += (Cells.empty() ? "" : " ") + (ById ? C.Id : std::to_string(C.Conc));
+  for (size_t I = 0; I < N; ++I)
+    Cells += (Cells.empty() ? "" : " ") + Name(I);
   OS << "#!/usr/bin/env bash\n"
      << "# Launcher for " << Plan.RecipeName << ", generated by arecipec from "
      << Plan.RecipeFile << ".\n"
@@ -343,14 +372,15 @@ void codegen::emitShell(const LaunchPlan &Plan, llvm::raw_ostream &OS) {
      << Prelude << "\n"
      << "smi=" << shellQuote(Plan.Smi) << "\n"
      << "visible_devices_env=" << shellQuote(Plan.VisibleDevicesEnv) << "\n";
-  for (const PlanCell &C : Plan.Cells)
-    emitCell(C, OS);
+  for (size_t I = 0; I < N; ++I)
+    emitCell(Lowering.cell(I), OS);
   OS << "\nrun_cell() {\n  case \"$1\" in\n";
-  for (const PlanCell &C : Plan.Cells) {
+  for (size_t I = 0; I < N; ++I) {
+    std::string Id = Lowering.cellId(I);
     OS << "  ";
     if (!ById)
-      OS << C.Conc << " | ";
-    OS << shellQuote(C.Id) << ") " << functionName(C.Id) << " ;;\n";
+      OS << Lowering.cellConc(I) << " | ";
+    OS << shellQuote(Id) << ") " << functionName(Id) << " ;;\n";
   }
   OS << "  *)\n"
      << "    printf 'unsupported cell %s; cells: %s\\n' \"$1\" "

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Sema/Sema.h"
 
 #include "llvm/Support/SourceMgr.h"
@@ -23,14 +24,8 @@ static std::string quote(llvm::StringRef S) {
 }
 
 static std::string origin(const llvm::SourceMgr &SM, llvm::SMRange R) {
-  if (!R.isValid())
-    return "null";
-  unsigned ID = SM.FindBufferContainingLoc(R.Start);
-  if (!ID)
-    return "null";
-  auto [Line, Col] = SM.getLineAndColumn(R.Start, ID);
-  return quote(SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
-               std::to_string(Line) + ":" + std::to_string(Col));
+  std::optional<std::string> Where = formatLocation(SM, R.Start);
+  return Where ? quote(*Where) : "null";
 }
 
 static const char *renderKind(Rendering::Kind K) {
@@ -55,7 +50,7 @@ static void emitValue(const llvm::SourceMgr &SM, const ResolvedValue &RV,
                       llvm::raw_ostream &OS) {
   OS << "{\"value\": " << toJSON(RV.V);
   if (RV.V.kind() == ValueKind::List)
-    OS << ", \"length\": " << RV.V.getElements().size();
+    OS << ", \"length\": " << RV.V.listSize();
   OS << ", \"level\": " << quote(getSpelling(RV.L));
   if (RV.ServerFrom)
     OS << ", \"server_from\": " << *RV.ServerFrom;
@@ -82,8 +77,9 @@ static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
   }
   OS << "          },\n";
   OS << "          \"renderings\": [\n";
-  for (size_t I = 0; I < C.Renderings.size(); ++I) {
-    const Rendering &R = C.Renderings[I];
+  llvm::ArrayRef<Rendering> Renderings = C.renderings();
+  for (size_t I = 0; I < Renderings.size(); ++I) {
+    const Rendering &R = Renderings[I];
     OS << "            {\"kind\": " << quote(renderKind(R.K));
     if (!R.Target.empty())
       OS << ", \"target\": " << quote(R.Target);
@@ -93,7 +89,7 @@ static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
       OS << ", \"value\": " << toJSON(*R.V);
     if (!R.Knob.empty())
       OS << ", \"knob\": " << quote(R.Knob);
-    OS << "}" << (I + 1 < C.Renderings.size() ? "," : "") << "\n";
+    OS << "}" << (I + 1 < Renderings.size() ? "," : "") << "\n";
   }
   OS << "          ],\n";
   OS << "          \"preflight\": [\n";

@@ -8,9 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "arecipe/AST/Expr.h"
 #include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Sema/Sema.h"
+#include "arecipe/Support/Suggestions.h"
 
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,12 +29,7 @@ public:
       : SM(SM), R(R), OS(OS) {}
 
   std::string where(llvm::SMRange Rg) const {
-    if (!Rg.isValid())
-      return "built in";
-    unsigned ID = SM.FindBufferContainingLoc(Rg.Start);
-    auto [Line, Col] = SM.getLineAndColumn(Rg.Start, ID);
-    return SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
-           std::to_string(Line) + ":" + std::to_string(Col);
+    return formatLocation(SM, Rg.Start).value_or("built in");
   }
 
   static llvm::StringRef text(llvm::SMRange Rg) {
@@ -69,10 +65,10 @@ public:
         continue;
       OS << Pad << Dep << " = " << D->V.str() << "    <- " << origin(*D)
          << "\n";
-      if (!Seen.insert(Dep).second || !D->From || !D->From->ValueExpr ||
-          D->Deps.empty())
+      if (!Seen.insert(Dep).second || !D->From ||
+          !D->From->FormulaRange.isValid() || D->Deps.empty())
         continue;
-      OS << Pad << "  = " << text(D->From->ValueExpr->getRange()) << "\n";
+      OS << Pad << "  = " << text(D->From->FormulaRange) << "\n";
       operands(*Source, *D, Depth + 2);
     }
   }
@@ -97,16 +93,14 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
     }
     const ResolvedValue *RV = R.find(*C, Knob);
     if (!RV) {
-      std::string Best;
-      unsigned BestDist = ~0u;
-      for (const auto &[Name, _] : C->Values) {
-        unsigned D = llvm::StringRef(Name).edit_distance(Knob);
-        if (D < BestDist)
-          BestDist = D, Best = Name;
-      }
-      bool Close = BestDist <= std::max<size_t>(1, (Knob.size() + 2) / 3);
-      Diags.report(R.NameRange, DiagID::err_explain_no_value)
-          << Knob << R.Name << (Close ? "; did you mean '" + Best + "'?" : "");
+      SpellingSuggester Suggest(Knob);
+      for (const auto &[Name, _] : C->Values)
+        Suggest.add(Name);
+      auto B = Diags.report(R.NameRange, DiagID::err_explain_no_value);
+      B << Knob << R.Name;
+      // The name was written on the command line: no place for a fix-it.
+      if (std::optional<std::string> Best = Suggest.best())
+        B.note(llvm::SMLoc(), DiagID::note_did_you_mean) << *Best;
       continue;
     }
     Any = true;
@@ -119,9 +113,8 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
          << *C->ServerRoot << "'s verbatim; the client keeps conc=" << Conc
          << "\n";
     OS << "  from " << E.origin(*RV) << "\n";
-    if (RV->From && RV->From->ValueExpr)
-      OS << "  formula: " << Explainer::text(RV->From->ValueExpr->getRange())
-         << "\n";
+    if (RV->From && RV->From->FormulaRange.isValid())
+      OS << "  formula: " << Explainer::text(RV->From->FormulaRange) << "\n";
     if (!RV->Deps.empty()) {
       OS << "  operands:\n";
       E.operands(*C, *RV, 2);
@@ -144,8 +137,8 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
       ++Shadowed;
       OS << "    " << A->describeSite() << ", " << E.where(A->Range) << " ["
          << getSpelling(A->L) << "]";
-      if (A->ValueExpr)
-        OS << ": " << Explainer::text(A->ValueExpr->getRange());
+      if (A->FormulaRange.isValid())
+        OS << ": " << Explainer::text(A->FormulaRange);
       else if (A->Literal)
         OS << ": " << A->Literal->str();
       OS << "\n";

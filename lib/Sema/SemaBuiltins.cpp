@@ -1,81 +1,307 @@
 //===- SemaBuiltins.cpp - Built-in functions, constructors, pre-flight ---===//
 //
-// The typed built-ins of docs/language.md §6.7: min, max, floor, ceil,
-// round, floordiv, len, join, format, json, dram_budget (the InferenceX
-// rule, §8), cell(N); the scenario/topology constructors with named
-// arguments; and the signatures of the pre-flight actions (§3.7).
+// The tables of Builtins.h -- the built-in functions of docs/language.md
+// §6.7 with one handler each, the scenario/topology/router constructors and
+// the pre-flight actions (§3.7) -- and the calls that use them: evalCall
+// (argument binding, arity, then the handler), evalPreflight and
+// dram_budget (the InferenceX rule, §8).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Builtins.h"
 #include "SemaImpl.h"
 
 using namespace arecipe;
 using namespace arecipe::sema;
 
-namespace {
-struct Param {
-  const char *Name;
-  Type Ty;
-  bool Required = false;
-  std::optional<Value> Default = std::nullopt;
-  bool Variadic = false; ///< Collects every positional argument as a list.
-};
-struct Signature {
-  const char *Name;
-  std::vector<Param> Params;
-};
-} // namespace
-
 static Value quantityOf(int64_t N, Unit U) {
   return Value::quantity(*Quantity::of(Rational(N), U));
 }
 
-static const std::vector<Signature> &constructors(SemaImpl &S) {
-  if (S.ConstructorSigs)
-    return *static_cast<const std::vector<Signature> *>(S.ConstructorSigs.get());
-  auto Owned = std::make_shared<std::vector<Signature>>();
-  S.ConstructorSigs = Owned;
-  std::vector<Signature> &Sigs = *Owned;
-  Type Policy = Type::enumOf(S.builtinEnum("router_policy"));
-  Sigs = {
+std::optional<Value> BuiltinCall::mismatch(size_t N, llvm::StringRef Want) {
+  S.diag(E->getArgs()[N].Value->getRange(), DiagID::err_type_mismatch)
+      << (Name.str() + "()") << Want << Args[N].describeType() << Args[N].str();
+  return std::nullopt;
+}
+
+// The handlers, one per built-in function -------------------------------
+
+static std::optional<Value> minOrMax(BuiltinCall &C) {
+  std::vector<Value> Args = C.Args;
+  if (Args.size() == 1 && Args[0].kind() == ValueKind::List) {
+    Value List = Args[0];
+    Args.assign(List.elements().begin(), List.elements().end());
+  }
+  if (Args.empty()) {
+    C.S.diag(C.E->getRange(), DiagID::err_call_arity) << C.Name << 1 << 0;
+    return std::nullopt;
+  }
+  bool Min = C.Name == "min";
+  Value Best = Args[0];
+  for (size_t N = 0; N < Args.size(); ++N) {
+    const Value &V = Args[N];
+    bool Num = V.isNumeric() && Best.isNumeric();
+    bool Qty = V.kind() == ValueKind::Quantity &&
+               Best.kind() == ValueKind::Quantity &&
+               V.getQuantity().dimension() == Best.getQuantity().dimension();
+    if (!Num && !Qty) {
+      // The elements of one list argument are no arguments: the caret goes
+      // to the list. (The message shows the value of the same index, which
+      // for a list is its first element, not the one that failed.)
+      size_t Arg = std::min(N, C.E->getArgs().size() - 1);
+      C.S.diag(C.E->getArgs()[Arg].Value->getRange(), DiagID::err_type_mismatch)
+          << (C.Name.str() + "()") << "numbers or quantities of one dimension"
+          << Args[Arg].describeType() << Args[Arg].str();
+      return std::nullopt;
+    }
+    bool Less = Num ? V.getNumber() < Best.getNumber()
+                    : *V.getQuantity().compare(Best.getQuantity()) < 0;
+    bool Greater = Num ? Best.getNumber() < V.getNumber()
+                       : *V.getQuantity().compare(Best.getQuantity()) > 0;
+    if ((Min && Less) || (!Min && Greater))
+      Best = V;
+  }
+  return Best;
+}
+
+static std::optional<Value> rounded(BuiltinCall &C, Rounding Mode) {
+  if (!C.Args[0].isNumeric())
+    return C.mismatch(0, "a number");
+  return Value::integer(*C.Args[0].getNumber().round(Mode));
+}
+
+static std::optional<Value> floorFn(BuiltinCall &C) {
+  return rounded(C, Rounding::Floor);
+}
+static std::optional<Value> ceilFn(BuiltinCall &C) {
+  return rounded(C, Rounding::Ceil);
+}
+static std::optional<Value> roundFn(BuiltinCall &C) {
+  return rounded(C, Rounding::HalfAwayFromZero);
+}
+
+static std::optional<Value> floordivFn(BuiltinCall &C) {
+  if (C.Args[0].kind() != ValueKind::Int)
+    return C.mismatch(0, "int");
+  if (C.Args[1].kind() != ValueKind::Int)
+    return C.mismatch(1, "int");
+  if (C.Args[1].getInt() == 0) {
+    C.S.diag(C.E->getRange(), DiagID::err_division_by_zero)
+        << C.S.cellSuffix(C.Ctx);
+    return std::nullopt;
+  }
+  NumericResult<Rational> Q =
+      Rational::fraction(C.Args[0].getInt(), C.Args[1].getInt());
+  if (!Q) {
+    C.S.diag(C.E->getRange(), DiagID::err_arith_overflow)
+        << C.S.sourceText(C.E->getRange()) << C.S.cellSuffix(C.Ctx);
+    return std::nullopt;
+  }
+  return Value::integer(*Q->round(Rounding::Floor));
+}
+
+static std::optional<Value> lenFn(BuiltinCall &C) {
+  const Value &V = C.Args[0];
+  if (V.kind() == ValueKind::List)
+    return Value::integer(V.listSize());
+  if (V.kind() == ValueKind::Map)
+    return Value::integer(V.getEntries().size());
+  if (V.kind() == ValueKind::String)
+    return Value::integer(V.getString().size());
+  return C.mismatch(0, "a list, map or string");
+}
+
+static std::optional<Value> joinFn(BuiltinCall &C) {
+  if (C.Args[0].kind() != ValueKind::List)
+    return C.mismatch(0, "list<string>");
+  if (C.Args[1].kind() != ValueKind::String)
+    return C.mismatch(1, "string");
+  std::string Out;
+  const std::string &Separator = C.Args[1].getString();
+  size_t N = 0;
+  for (Value E : C.Args[0].elements()) {
+    std::optional<std::string> S = renderValue(E);
+    if (!S)
+      return C.mismatch(0, "list<string>");
+    uint64_t Grown = Out.size() + (N ? Separator.size() : 0) + S->size();
+    if (C.S.tooLarge(Grown, C.E->getRange(), "'join(...)'"))
+      return std::nullopt;
+    Out += (N++ ? Separator : "") + *S;
+  }
+  return C.S.admit(Value::string(std::move(Out)), C.E->getRange(),
+                   "'join(...)'");
+}
+
+// decimal(x, n): x with exactly n fraction digits, rounded half away from
+// zero, for flags whose launchers print a fixed precision (`3.00`).
+static std::optional<Value> decimalFn(BuiltinCall &C) {
+  if (!C.Args[0].isNumeric())
+    return C.mismatch(0, "float");
+  if (C.Args[1].kind() != ValueKind::Int || C.Args[1].getInt() < 0 ||
+      C.Args[1].getInt() > 18)
+    return C.mismatch(1, "int in 0..18");
+  NumericResult<std::string> S = C.Args[0].getNumber().toDecimalString(
+      static_cast<unsigned>(C.Args[1].getInt()), Rounding::HalfAwayFromZero);
+  if (!S)
+    return C.mismatch(0, "float");
+  return Value::string(*S);
+}
+
+static std::optional<Value> formatFn(BuiltinCall &C) {
+  if (C.Args[0].kind() != ValueKind::String)
+    return C.mismatch(0, "string");
+  const std::string &F = C.Args[0].getString();
+  std::string Out;
+  size_t Next = 1;
+  for (size_t P = 0; P < F.size(); ++P) {
+    if (F.compare(P, 2, "{}") != 0) {
+      Out += F[P];
+      continue;
+    }
+    ++P;
+    if (Next >= C.Args.size()) {
+      C.S.diag(C.E->getRange(), DiagID::err_call_arity)
+          << C.Name << int64_t(Next + 1) << int64_t(C.Args.size());
+      return std::nullopt;
+    }
+    std::optional<std::string> S = renderValue(C.Args[Next]);
+    if (!S)
+      return C.mismatch(Next, "a value with a text form");
+    if (C.S.tooLarge(Out.size() + S->size(), C.E->getRange(), "'format(...)'"))
+      return std::nullopt;
+    Out += *S;
+    ++Next;
+  }
+  if (Next != C.Args.size()) {
+    C.S.diag(C.E->getRange(), DiagID::err_call_arity)
+        << C.Name << int64_t(Next) << int64_t(C.Args.size());
+    return std::nullopt;
+  }
+  return C.S.admit(Value::string(std::move(Out)), C.E->getRange(),
+                   "'format(...)'");
+}
+
+static std::optional<Value> jsonFn(BuiltinCall &C) {
+  if (C.Args[0].kind() != ValueKind::Map && C.Args[0].kind() != ValueKind::List)
+    return C.mismatch(0, "a map or list");
+  std::string Why;
+  std::optional<std::string> S = renderValue(C.Args[0], &Why);
+  if (!S) {
+    C.S.diag(C.E->getArgs()[0].Value->getRange(), DiagID::err_not_terminating)
+        << Why;
+    return std::nullopt;
+  }
+  return C.S.admit(Value::string(std::move(*S)), C.E->getRange(),
+                   "'json(...)'");
+}
+
+static std::optional<Value> dramBudgetFn(BuiltinCall &C) {
+  if (!C.Args[0].isNumeric())
+    return C.mismatch(0, "float");
+  return C.S.dramBudget(C.Args[0], C.E, C.Ctx);
+}
+
+static std::optional<Value> cellFn(BuiltinCall &C) {
+  C.S.diag(C.E->getRange(), DiagID::err_not_allowed_here)
+      << "'cell(...)'"
+      << "an expression; write 'server = cell(N)' in 'at conc'";
+  return std::nullopt;
+}
+
+// The tables ----------------------------------------------------------------
+
+BuiltinTables::BuiltinTables() {
+  Enums = {
+      {"precision", {"fp4", "fp8", "bf16"}, {}},
+      {"mode", {"bench", "eval"}, {}},
+      {"router_policy",
+       {"random", "round_robin", "dp_sticky", "cache_aware", "power_of_two",
+        "prefix_hash"},
+       {}},
+      {"on_mismatch", {"warn", "fail"}, {}},
+      {"node_scope", {"all_nodes", "rank0"}, {}},
+      {"cache_scope", {"node_user_image"}, {}},
+  };
+  auto Member = [&](const char *Enum, const char *M) {
+    return Value::enumMember(enumNamed(Enum), M);
+  };
+  constexpr unsigned Any = BuiltinFunction::Variadic;
+  const char *RoundSig = "(float) → int";
+  Functions = {
+      {"min", 1, Any, "(T, T, …) → T",
+       "the smallest of numbers or of quantities of one dimension; one list "
+       "argument stands for its elements",
+       minOrMax},
+      {"max", 1, Any, "(T, T, …) → T",
+       "the largest of numbers or of quantities of one dimension; one list "
+       "argument stands for its elements",
+       minOrMax},
+      {"floordiv", 2, 2, "(int, int) → int",
+       "division rounding toward negative infinity", floordivFn},
+      {"floor", 1, 1, RoundSig, "rounding toward negative infinity", floorFn},
+      {"ceil", 1, 1, RoundSig, "rounding toward positive infinity", ceilFn},
+      {"round", 1, 1, RoundSig, "rounding half away from zero", roundFn},
+      {"len", 1, 1, "(list | map | string) → int",
+       "the number of elements, entries or bytes", lenFn},
+      {"join", 2, 2, "(list<string>, string) → string",
+       "the elements' text forms (§6.6), the separator between them", joinFn},
+      {"format", 1, Any, "(string, …) → string",
+       "each `{}` replaced by the text form of the next argument", formatFn},
+      {"decimal", 2, 2, "(float, int) → string",
+       "exactly n fraction digits, half away from zero: `decimal(3.0, 2)` "
+       "is `\"3.00\"`",
+       decimalFn},
+      {"json", 1, 1, "(map | list) → string", "compact JSON, map keys sorted",
+       jsonFn},
+      {"dram_budget", 1, 1, "(float) → size",
+       "the InferenceX CPU DRAM rule (§8) for the recipe's hardware and the "
+       "cell's GPUs",
+       dramBudgetFn},
+      {"cell", 1, 1, "(int) → server", "only as `server = cell(N)`", cellFn,
+       /*EvaluatesArguments=*/false},
+  };
+  Type Str = Type::of(Type::String);
+  Constructors = {
       {"fixed",
        {{"isl", Type::of(Type::Int), true},
         {"osl", Type::of(Type::Int), true},
         {"ratio", Type::of(Type::Float), false,
          Value::number(*Rational::fraction(4, 5))},
         {"num_prompts", Type::of(Type::Int, true), false, Value::none()},
-        {"request_rate", Type::of(Type::Float, true), false, Value::none()}}},
+        {"request_rate", Type::of(Type::Float, true), false, Value::none()}},
+       "scenario",
+       "random prompts of about `isl` tokens answered with about `osl`, "
+       "each length within ±`ratio` of it"},
       {"agentic",
        {{"duration", Type::of(Type::Duration), true},
-        {"trace", Type::of(Type::String, true), false, Value::none()}}},
-      {"aggregated", {{"nodes", Type::of(Type::Int), false, Value::integer(1)}}},
+        {"trace", Type::of(Type::String, true), false, Value::none()}},
+       "scenario",
+       "a replay of an agentic trace for `duration`"},
+      {"aggregated",
+       {{"nodes", Type::of(Type::Int), false, Value::integer(1)}},
+       "topology",
+       "one server over `nodes` nodes (§4.1)"},
       {"disaggregated",
        {{"prefill", Type::of(Type::Int), true},
         {"decode", Type::of(Type::Int), true},
-        {"router", Type::of(Type::Router, true), false, Value::none()}}},
+        {"router", Type::of(Type::Router, true), false, Value::none()}},
+       "topology",
+       "`prefill` prefill servers and `decode` decode servers (§4.1)"},
       {"atomesh",
-       {{"policy", Policy, false,
-         Value::enumMember(S.builtinEnum("router_policy"), "round_robin")},
+       {{"policy", Type::enumOf(enumNamed("router_policy")), false,
+         Member("router_policy", "round_robin")},
         {"session_header", Type::of(Type::String, true), false, Value::none()},
-        {"port", Type::of(Type::Int), false, Value::integer(8080)}}},
+        {"port", Type::of(Type::Int), false, Value::integer(8080)}},
+       "router",
+       "the ATOMesh router in front of a disaggregated topology"},
   };
-  return Sigs;
-}
-
-static const std::vector<Signature> &preflightActions(SemaImpl &S) {
-  if (S.PreflightSigs)
-    return *static_cast<const std::vector<Signature> *>(S.PreflightSigs.get());
-  auto Owned = std::make_shared<std::vector<Signature>>();
-  S.PreflightSigs = Owned;
-  std::vector<Signature> &Sigs = *Owned;
-  Type Str = Type::of(Type::String);
-  Sigs = {
+  PreflightActions = {
       {"unset_env", {{"names", Type::listOf(Str), true, std::nullopt, true}}},
       {"require_version",
        {{"tool", Str, true},
         {"pattern", Str, true},
-        {"on_mismatch", Type::enumOf(S.builtinEnum("on_mismatch")), false,
-         Value::enumMember(S.builtinEnum("on_mismatch"), "warn")}}},
+        {"on_mismatch", Type::enumOf(enumNamed("on_mismatch")), false,
+         Member("on_mismatch", "warn")}}},
       {"stage_model",
        {{"repo", Str, true},
         {"attempts", Type::of(Type::Int), false, Value::integer(5)},
@@ -83,8 +309,8 @@ static const std::vector<Signature> &preflightActions(SemaImpl &S) {
          quantityOf(60, Unit::Second)}}},
       {"check_paths",
        {{"paths", Type::listOf(Str), true, std::nullopt, true},
-        {"on", Type::enumOf(S.builtinEnum("node_scope")), false,
-         Value::enumMember(S.builtinEnum("node_scope"), "all_nodes")}}},
+        {"on", Type::enumOf(enumNamed("node_scope")), false,
+         Member("node_scope", "all_nodes")}}},
       {"wait_clean_gpus",
        {{"max_used", Type::of(Type::Float), false,
          Value::number(*Rational::fraction(1, 100))},
@@ -93,30 +319,95 @@ static const std::vector<Signature> &preflightActions(SemaImpl &S) {
       {"prepare_cache",
        {{"dir", Str, true},
         {"from_image", Type::of(Type::String, true), false, Value::none()},
-        {"scope", Type::enumOf(S.builtinEnum("cache_scope")), false,
-         Value::enumMember(S.builtinEnum("cache_scope"), "node_user_image")}}},
+        {"scope", Type::enumOf(enumNamed("cache_scope")), false,
+         Member("cache_scope", "node_user_image")}}},
       {"verify_import", {{"package", Str, true}, {"expect", Str, true}}},
       {"run",
        {{"argv", Type::listOf(Str), true},
         {"timeout", Type::of(Type::Duration), false,
          quantityOf(5, Unit::Minute)}}},
   };
-  return Sigs;
 }
 
-static const char *const PlainFunctions[] = {
-    "min",  "max",  "floor",  "ceil",        "round", "floordiv",
-    "len",  "join", "format", "json",        "dram_budget", "cell",
-    "decimal"};
+const EnumInfo *BuiltinTables::enumNamed(llvm::StringRef Name) const {
+  for (const EnumInfo &E : Enums)
+    if (E.Name == Name)
+      return &E;
+  return nullptr;
+}
+
+const BuiltinFunction *BuiltinTables::function(llvm::StringRef Name) const {
+  for (const BuiltinFunction &F : Functions)
+    if (Name == F.Name)
+      return &F;
+  return nullptr;
+}
+
+static const Signature *findSignature(const std::vector<Signature> &Sigs,
+                                      llvm::StringRef Name) {
+  for (const Signature &S : Sigs)
+    if (Name == S.Name)
+      return &S;
+  return nullptr;
+}
+
+const Signature *BuiltinTables::constructor(llvm::StringRef Name) const {
+  return findSignature(Constructors, Name);
+}
+
+const Signature *BuiltinTables::preflightAction(llvm::StringRef Name) const {
+  return findSignature(PreflightActions, Name);
+}
+
+const BuiltinTables &arecipe::sema::builtins() {
+  static const BuiltinTables Tables;
+  return Tables;
+}
+
+/// A parameter type as a signature shows it: the type's name without the
+/// examples Type::str() adds for messages.
+static std::string paramType(const Type &T) {
+  std::string Name;
+  switch (T.K) {
+  case Type::Scenario:
+    Name = "scenario";
+    break;
+  case Type::Topology:
+    Name = "topology";
+    break;
+  case Type::Router:
+    Name = "router";
+    break;
+  default:
+    return T.str();
+  }
+  return T.Optional ? Name + "?" : Name;
+}
+
+std::string arecipe::sema::describeSignature(const Signature &Sig) {
+  std::string Out = "(";
+  for (size_t N = 0; N < Sig.Params.size(); ++N) {
+    const Param &P = Sig.Params[N];
+    Out += (N ? ", " : "") + std::string(P.Name) + ": " + paramType(P.Ty);
+    if (P.Default)
+      Out += " = " + P.Default->str();
+  }
+  return Out + ") → " + Sig.Result;
+}
+
+std::vector<BuiltinInfo> arecipe::sema::listBuiltins() {
+  std::vector<BuiltinInfo> Out;
+  for (const BuiltinFunction &F : builtins().Functions)
+    Out.push_back({F.Name, F.Signature, F.Doc});
+  for (const Signature &S : builtins().Constructors)
+    Out.push_back({S.Name, describeSignature(S), S.Doc});
+  return Out;
+}
+
+// Calls ------------------------------------------------------------------
 
 bool SemaImpl::isBuiltinFunction(llvm::StringRef Name) const {
-  for (const char *F : PlainFunctions)
-    if (Name == F)
-      return true;
-  for (const Signature &S : constructors(const_cast<SemaImpl &>(*this)))
-    if (Name == S.Name)
-      return true;
-  return false;
+  return builtins().function(Name) || builtins().constructor(Name);
 }
 
 static std::optional<std::vector<std::pair<std::string, Value>>>
@@ -136,10 +427,9 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
         std::vector<std::string> Names;
         for (const Param &P : Sig.Params)
           Names.push_back(P.Name);
-        std::string Sug = S.suggest(A.Name.Name, Names);
-        S.diag(A.Name.Range, DiagID::err_unknown_argument)
-            << Sig.Name << A.Name.Name
-            << (Sug.empty() ? "" : "; did you mean '" + Sug + "'?");
+        auto B = S.diag(A.Name.Range, DiagID::err_unknown_argument);
+        B << Sig.Name << A.Name.Name;
+        S.didYouMean(B, A.Name.Range, A.Name.Name, Names);
         Ok = false;
         continue;
       }
@@ -167,7 +457,7 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
       // A list passed where the elements are collected.
       C = conformTo(*V, P.Ty);
       if (C) {
-        for (const Value &E : C->getElements())
+        for (Value E : C->elements())
           VariadicElems.push_back(E);
         continue;
       }
@@ -209,23 +499,11 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
   return Out;
 }
 
-std::optional<std::vector<std::pair<std::string, Value>>>
-SemaImpl::bindArguments(llvm::StringRef Callee,
-                        llvm::ArrayRef<ast::Argument> Args,
-                        llvm::SMRange CallRange, const EvalCtx &Ctx) {
-  for (const Signature &Sig : constructors(*this))
-    if (Callee == Sig.Name)
-      return bindTo(*this, Sig, Args, CallRange, Ctx);
-  return std::nullopt;
-}
-
 std::optional<PreflightAction>
 SemaImpl::evalPreflight(const ast::PreflightStmt &P, const EvalCtx &Ctx) {
   llvm::StringRef Name = P.getAction().Name;
-  for (const Signature &Sig : preflightActions(*this)) {
-    if (Name != Sig.Name)
-      continue;
-    auto Args = bindTo(*this, Sig, P.getArgs(), P.getRange(), Ctx);
+  if (const Signature *Sig = builtins().preflightAction(Name)) {
+    auto Args = bindTo(*this, *Sig, P.getArgs(), P.getRange(), Ctx);
     if (!Args)
       return std::nullopt;
     PreflightAction A;
@@ -234,11 +512,11 @@ SemaImpl::evalPreflight(const ast::PreflightStmt &P, const EvalCtx &Ctx) {
     return A;
   }
   std::vector<std::string> Names;
-  for (const Signature &Sig : preflightActions(*this))
+  for (const Signature &Sig : builtins().PreflightActions)
     Names.push_back(Sig.Name);
-  std::string Sug = suggest(Name, Names);
-  diag(P.getAction().Range, DiagID::err_unknown_preflight)
-      << Name << (Sug.empty() ? "" : "; did you mean '" + Sug + "'?");
+  auto B = diag(P.getAction().Range, DiagID::err_unknown_preflight);
+  B << Name;
+  didYouMean(B, P.getAction().Range, Name, Names);
   return std::nullopt;
 }
 
@@ -299,42 +577,40 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
     return std::nullopt;
   }
   llvm::StringRef Name = Callee->getName().Name;
-  for (const Signature &Sig : constructors(*this))
-    if (Name == Sig.Name) {
-      auto Fields = bindTo(*this, Sig, E->getArgs(), E->getRange(), Ctx);
-      if (!Fields)
-        return std::nullopt;
-      std::vector<std::pair<Value, Value>> Entries;
-      for (auto &[K, V] : *Fields)
-        Entries.emplace_back(Value::string(K), V);
-      return Value::record(Name, std::move(Entries));
-    }
-  if (!isBuiltinFunction(Name)) {
+  if (const Signature *Sig = builtins().constructor(Name)) {
+    auto Fields = bindTo(*this, *Sig, E->getArgs(), E->getRange(), Ctx);
+    if (!Fields)
+      return std::nullopt;
+    std::vector<std::pair<Value, Value>> Entries;
+    for (auto &[K, V] : *Fields)
+      Entries.emplace_back(Value::string(K), V);
+    return admit(Value::record(Name, std::move(Entries)), E->getRange(),
+                 "'" + Name.str() + "(...)'");
+  }
+  const BuiltinFunction *Fn = builtins().function(Name);
+  if (!Fn) {
     if (lookupSymbol(*Ctx.M, Name) ||
         (Ctx.Recipe && Ctx.Recipe->Names.count(Name.str()))) {
       diag(Callee->getRange(), DiagID::err_not_callable) << Name;
       return std::nullopt;
     }
-    std::vector<std::string> Names(std::begin(PlainFunctions),
-                                   std::end(PlainFunctions));
-    for (const Signature &Sig : constructors(*this))
+    std::vector<std::string> Names;
+    for (const BuiltinFunction &F : builtins().Functions)
+      Names.push_back(F.Name);
+    for (const Signature &Sig : builtins().Constructors)
       Names.push_back(Sig.Name);
-    std::string Sug = suggest(Name, Names);
-    diag(Callee->getRange(), DiagID::err_undeclared_name)
-        << Name << (Sug.empty() ? "" : "; did you mean '" + Sug + "'?");
+    auto B = diag(Callee->getRange(), DiagID::err_undeclared_name);
+    B << Name;
+    didYouMean(B, Callee->getRange(), Name, Names);
     return std::nullopt;
   }
 
-  if (Name == "cell") {
-    diag(E->getRange(), DiagID::err_not_allowed_here)
-        << "'cell(...)'" << "an expression; write 'server = cell(N)' in 'at conc'";
-    return std::nullopt;
-  }
-
-  std::vector<Value> Args;
+  BuiltinCall Call{*this, Name, E, {}, Ctx};
+  if (!Fn->EvaluatesArguments)
+    return Fn->Handler(Call);
   for (const ast::Argument &A : E->getArgs()) {
     if (A.isNamed()) {
-      diag(A.Name.Range, DiagID::err_unknown_argument) << Name << A.Name.Name << "";
+      diag(A.Name.Range, DiagID::err_unknown_argument) << Name << A.Name.Name;
       return std::nullopt;
     }
     EvalCtx Inner = Ctx;
@@ -342,173 +618,14 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
     std::optional<Value> V = eval(A.Value, Inner);
     if (!V)
       return std::nullopt;
-    Args.push_back(*V);
+    Call.Args.push_back(*V);
   }
-  auto Arity = [&](size_t Want) {
-    if (Args.size() == Want)
-      return true;
+  size_t Got = Call.Args.size();
+  if (Got < Fn->MinArgs || Got > Fn->MaxArgs) {
     diag(E->getRange(), DiagID::err_call_arity)
-        << Name << int64_t(Want) << int64_t(Args.size());
-    return false;
-  };
-  auto Mismatch = [&](size_t N, llvm::StringRef Want) -> std::optional<Value> {
-    diag(E->getArgs()[N].Value->getRange(), DiagID::err_type_mismatch)
-        << (Name.str() + "()") << Want << Args[N].describeType()
-        << Args[N].str();
+        << Name << int64_t(Got < Fn->MinArgs ? Fn->MinArgs : Fn->MaxArgs)
+        << int64_t(Got);
     return std::nullopt;
-  };
-
-  if (Name == "min" || Name == "max") {
-    if (Args.size() == 1 && Args[0].kind() == ValueKind::List)
-      Args = Args[0].getElements();
-    if (Args.empty()) {
-      diag(E->getRange(), DiagID::err_call_arity) << Name << 1 << 0;
-      return std::nullopt;
-    }
-    Value Best = Args[0];
-    for (size_t N = 0; N < Args.size(); ++N) {
-      const Value &V = Args[N];
-      bool Num = V.isNumeric() && Best.isNumeric();
-      bool Qty = V.kind() == ValueKind::Quantity &&
-                 Best.kind() == ValueKind::Quantity &&
-                 V.getQuantity().dimension() == Best.getQuantity().dimension();
-      if (!Num && !Qty)
-        return Mismatch(std::min(N, E->getArgs().size() - 1),
-                        "numbers or quantities of one dimension");
-      bool Less = Num ? V.getNumber() < Best.getNumber()
-                      : *V.getQuantity().compare(Best.getQuantity()) < 0;
-      bool Greater = Num ? Best.getNumber() < V.getNumber()
-                         : *V.getQuantity().compare(Best.getQuantity()) > 0;
-      if ((Name == "min" && Less) || (Name == "max" && Greater))
-        Best = V;
-    }
-    return Best;
   }
-  if (Name == "floor" || Name == "ceil" || Name == "round") {
-    if (!Arity(1))
-      return std::nullopt;
-    if (!Args[0].isNumeric())
-      return Mismatch(0, "a number");
-    Rounding Mode = Name == "floor"  ? Rounding::Floor
-                    : Name == "ceil" ? Rounding::Ceil
-                                     : Rounding::HalfAwayFromZero;
-    return Value::integer(*Args[0].getNumber().round(Mode));
-  }
-  if (Name == "floordiv") {
-    if (!Arity(2))
-      return std::nullopt;
-    if (Args[0].kind() != ValueKind::Int)
-      return Mismatch(0, "int");
-    if (Args[1].kind() != ValueKind::Int)
-      return Mismatch(1, "int");
-    if (Args[1].getInt() == 0) {
-      diag(E->getRange(), DiagID::err_division_by_zero) << cellSuffix(Ctx);
-      return std::nullopt;
-    }
-    NumericResult<Rational> Q = Rational::fraction(Args[0].getInt(), Args[1].getInt());
-    if (!Q) {
-      diag(E->getRange(), DiagID::err_arith_overflow)
-          << sourceText(E->getRange()) << cellSuffix(Ctx);
-      return std::nullopt;
-    }
-    return Value::integer(*Q->round(Rounding::Floor));
-  }
-  if (Name == "len") {
-    if (!Arity(1))
-      return std::nullopt;
-    if (Args[0].kind() == ValueKind::List)
-      return Value::integer(Args[0].getElements().size());
-    if (Args[0].kind() == ValueKind::Map)
-      return Value::integer(Args[0].getEntries().size());
-    if (Args[0].kind() == ValueKind::String)
-      return Value::integer(Args[0].getString().size());
-    return Mismatch(0, "a list, map or string");
-  }
-  if (Name == "join") {
-    if (!Arity(2))
-      return std::nullopt;
-    if (Args[0].kind() != ValueKind::List)
-      return Mismatch(0, "list<string>");
-    if (Args[1].kind() != ValueKind::String)
-      return Mismatch(1, "string");
-    std::string Out;
-    for (size_t N = 0; N < Args[0].getElements().size(); ++N) {
-      std::optional<std::string> S = renderValue(Args[0].getElements()[N]);
-      if (!S)
-        return Mismatch(0, "list<string>");
-      Out += (N ? Args[1].getString() : "") + *S;
-    }
-    return Value::string(Out);
-  }
-  // decimal(x, n): x with exactly n fraction digits, rounded half away from
-  // zero, for flags whose launchers print a fixed precision (`3.00`).
-  if (Name == "decimal") {
-    if (!Arity(2))
-      return std::nullopt;
-    if (!Args[0].isNumeric())
-      return Mismatch(0, "float");
-    if (Args[1].kind() != ValueKind::Int || Args[1].getInt() < 0 ||
-        Args[1].getInt() > 18)
-      return Mismatch(1, "int in 0..18");
-    NumericResult<std::string> S = Args[0].getNumber().toDecimalString(
-        static_cast<unsigned>(Args[1].getInt()), Rounding::HalfAwayFromZero);
-    if (!S)
-      return Mismatch(0, "float");
-    return Value::string(*S);
-  }
-  if (Name == "format") {
-    if (Args.empty() || Args[0].kind() != ValueKind::String) {
-      if (Args.empty()) {
-        diag(E->getRange(), DiagID::err_call_arity) << Name << 1 << 0;
-        return std::nullopt;
-      }
-      return Mismatch(0, "string");
-    }
-    const std::string &F = Args[0].getString();
-    std::string Out;
-    size_t Next = 1;
-    for (size_t P = 0; P < F.size(); ++P) {
-      if (F.compare(P, 2, "{}") != 0) {
-        Out += F[P];
-        continue;
-      }
-      ++P;
-      if (Next >= Args.size()) {
-        diag(E->getRange(), DiagID::err_call_arity)
-            << Name << int64_t(Next + 1) << int64_t(Args.size());
-        return std::nullopt;
-      }
-      std::optional<std::string> S = renderValue(Args[Next]);
-      if (!S)
-        return Mismatch(Next, "a value with a text form");
-      Out += *S;
-      ++Next;
-    }
-    if (Next != Args.size()) {
-      diag(E->getRange(), DiagID::err_call_arity)
-          << Name << int64_t(Next) << int64_t(Args.size());
-      return std::nullopt;
-    }
-    return Value::string(Out);
-  }
-  if (Name == "json") {
-    if (!Arity(1))
-      return std::nullopt;
-    if (Args[0].kind() != ValueKind::Map && Args[0].kind() != ValueKind::List)
-      return Mismatch(0, "a map or list");
-    std::string Why;
-    std::optional<std::string> S = renderValue(Args[0], &Why);
-    if (!S) {
-      diag(E->getArgs()[0].Value->getRange(), DiagID::err_not_terminating)
-          << Why;
-      return std::nullopt;
-    }
-    return Value::string(*S);
-  }
-  // dram_budget
-  if (!Arity(1))
-    return std::nullopt;
-  if (!Args[0].isNumeric())
-    return Mismatch(0, "float");
-  return dramBudget(Args[0], E, Ctx);
+  return Fn->Handler(Call);
 }

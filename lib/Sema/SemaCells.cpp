@@ -67,7 +67,6 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
           << CS.StackFrom[N]->Range;
     for (size_t N = First; N < CS.Stack.size(); ++N)
       CS.Failed.insert(CS.Stack[N]);
-    C.HasErrors = true;
     return std::nullopt;
   }
 
@@ -75,7 +74,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   if (NameIt == R.Names.end())
     return Value::none();
   const CellName &CN = NameIt->second;
-  std::vector<Assignment *> &As = R.ByName[Key];
+  std::vector<AssignmentState *> &As = R.ByName[Key];
 
   if (C.ServerRoot && CN.ServerSide) {
     CellState &Root = R.Cells[*C.ServerRoot];
@@ -88,7 +87,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     if (RV.L != Level::ServerFrom)
       RV.ServerFrom = *C.ServerRoot;
     RV.L = Level::ServerFrom;
-    for (Assignment *A : As)
+    for (AssignmentState *A : As)
       if (A->L != Level::Default && A->L != Level::CommandLine &&
           applies(*A, C.Conc) && !A->ShadowedBy && !A->ShadowedInServerOf)
         A->ShadowedInServerOf = C.Conc;
@@ -96,9 +95,9 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     return RV.V;
   }
 
-  Assignment *Best = nullptr;
+  AssignmentState *Best = nullptr;
   bool Uniform = true; // Every assignment applies to every cell.
-  for (Assignment *A : As) {
+  for (AssignmentState *A : As) {
     if (A->L == Level::Band || A->L == Level::AtConc)
       Uniform = false;
     if (applies(*A, C.Conc) && (!Best || A->L > Best->L))
@@ -116,7 +115,6 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
                CN.Ty.K != Type::Any) {
       report(Use, DiagID::err_no_value) << Name << C.Conc;
       CS.Failed.insert(Key);
-      C.HasErrors = true;
       return std::nullopt;
     }
     if (Uniform)
@@ -125,7 +123,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     return RV.V;
   }
   Best->EffectiveIn.push_back(C.Conc);
-  for (Assignment *A : As)
+  for (AssignmentState *A : As)
     if (A != Best && A->L < Best->L && applies(*A, C.Conc) && !A->ShadowedBy)
       A->ShadowedBy = Best;
 
@@ -158,7 +156,6 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   }
   if (!V) {
     CS.Failed.insert(Key);
-    C.HasErrors = true;
     return std::nullopt;
   }
   std::optional<Value> Conformed = conformTo(*V, CN.Ty);
@@ -168,7 +165,6 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     diag(Where, DiagID::err_type_mismatch)
         << Name << CN.Ty.str() << V->describeType() << V->str();
     CS.Failed.insert(Key);
-    C.HasErrors = true;
     return std::nullopt;
   }
   RV.V = *Conformed;
@@ -189,8 +185,8 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
 void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
   int64_t Conc = CS.C->Conc;
   for (auto &[Name, As] : R.ByName) {
-    std::map<Level, std::vector<Assignment *>> ByLevel;
-    for (Assignment *A : As)
+    std::map<Level, std::vector<AssignmentState *>> ByLevel;
+    for (AssignmentState *A : As)
       if (A->L != Level::Default && applies(*A, Conc))
         ByLevel[A->L].push_back(A);
     for (auto &[L, Group] : ByLevel) {
@@ -198,12 +194,13 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
       if (L == Level::Band && Group.size() > 1 && Group[0]->Band != Group[1]->Band)
         continue;
       for (size_t N = 1; N < Group.size(); ++N) {
-        Assignment *First = Group[0], *Second = Group[N];
+        AssignmentState *First = Group[0], *Second = Group[N];
         if (!R.ReportedPairs.insert({First, Second}).second)
           continue;
         // The values, for the message; evaluated quietly, since the
         // losing assignment may not even be valid in this cell.
-        auto Quiet = [&, &Name = Name](Assignment *A) -> std::optional<Value> {
+        auto Quiet = [&, &Name =
+                             Name](AssignmentState *A) -> std::optional<Value> {
           if (A->Literal)
             return A->Literal;
           EvalCtx Ctx;
@@ -232,7 +229,6 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
           B.note(First->NameRange.Start, DiagID::note_also_set_here)
               << First->describeSite() << First->Range;
         }
-        CS.C->HasErrors = true;
       }
     }
   }
@@ -258,7 +254,6 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
   CS.Resolved = true;
   if (CS.C->ServerRoot)
     resolveCell(R, R.Cells[*CS.C->ServerRoot]);
-  unsigned Errors = Diags.errorCount();
   for (auto &[Name, CN] : R.Names) {
     llvm::SMRange Use = R.Out->NameRange;
     if (CN.KnobDecl)
@@ -273,6 +268,4 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
   evaluatePreflights(R, CS);
   if (CS.C->ServerRoot && !CS.C->DramUtilization)
     CS.C->DramUtilization = R.Cells[*CS.C->ServerRoot].C->DramUtilization;
-  if (Diags.errorCount() > Errors)
-    CS.C->HasErrors = true;
 }

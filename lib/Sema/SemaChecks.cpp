@@ -117,15 +117,14 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
     B << CS.C->Conc
       << (Msg ? Msg->getString() : sourceText(Cond->getRange()).str());
     explainFailure(Cond, Ctx, B);
-    CS.C->HasErrors = true;
   };
   for (const CheckInfo &C : R.Checks)
     if (inScope(C.Band, C.At, CS.C->Conc))
       Run(C.Cond, C.Message, C.M);
-  if (R.Out->Engine)
-    for (ast::Stmt *S : R.Out->Engine->Decl->getBody().Stmts)
+  if (R.Engine)
+    for (ast::Stmt *S : R.Engine->Decl->getBody().Stmts)
       if (auto *C = llvm::dyn_cast<ast::CheckStmt>(S))
-        Run(C->getCondition(), C->getMessage(), R.Out->Engine->Owner);
+        Run(C->getCondition(), C->getMessage(), R.Engine->Owner);
 
   // The served model name is what the client asks for on the wire.
   const ResolvedValue *Served = CS.C->find("served_model_name");
@@ -140,20 +139,19 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
       Where = R.Out->NameRange;
     report(Where, DiagID::err_served_name_mismatch)
         << Served->V.getString() << Client->V.getString() << CS.C->Conc;
-    CS.C->HasErrors = true;
   }
 }
 
 void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
-  if (!R.Out->Engine || CS.C->ServerRoot)
+  if (!R.Engine || CS.C->ServerRoot)
     return;
-  for (const KnobInfo &K : R.Out->Engine->Knobs) {
+  for (const KnobInfo &K : R.Engine->Knobs) {
     const ast::Expr *Constraint = K.Stmt->getConstraint();
     const ResolvedValue *RV = CS.C->find(K.Name);
     if (!Constraint || !RV)
       continue;
     EvalCtx Ctx;
-    Ctx.M = R.Out->Engine->Owner;
+    Ctx.M = R.Engine->Owner;
     Ctx.Cell = &CS;
     Ctx.Recipe = &R;
     Ctx.What = "a constraint";
@@ -161,14 +159,14 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
     if (!Ok || *Ok)
       continue;
     llvm::SMRange Where = K.Stmt->getName().Range;
-    if (RV->From && RV->From->ValueExpr && RV->From->L != Level::Default)
-      Where = RV->From->ValueExpr->getRange();
+    if (RV->From && RV->From->FormulaRange.isValid() &&
+        RV->From->L != Level::Default)
+      Where = RV->From->FormulaRange;
     auto B = report(Where, DiagID::err_constraint_failed);
     B << K.Name << RV->V.str() << CS.C->Conc;
     B.note(Constraint->getLoc(), DiagID::note_constraint_here)
         << Constraint->getRange();
     explainFailure(Constraint, Ctx, B);
-    CS.C->HasErrors = true;
   }
 }
 
@@ -197,13 +195,13 @@ void SemaImpl::countGpus(RecipeState &R, CellState &CS) {
     if (PerServer > Nodes * PerNode) {
       const ResolvedValue *TP = C.find("tp");
       llvm::SMRange Where = R.Out->NameRange;
-      if (TP && TP->From && TP->From->ValueExpr && TP->From->L != Level::Default)
-        Where = TP->From->ValueExpr->getRange();
-      else if (Topo->From && Topo->From->ValueExpr)
-        Where = Topo->From->ValueExpr->getRange();
+      if (TP && TP->From && TP->From->FormulaRange.isValid() &&
+          TP->From->L != Level::Default)
+        Where = TP->From->FormulaRange;
+      else if (Topo->From && Topo->From->FormulaRange.isValid())
+        Where = Topo->From->FormulaRange;
       diag(Where, DiagID::err_layout_too_large)
           << C.Conc << PerServer << R.Out->Hardware->Name << PerNode << Nodes;
-      C.HasErrors = true;
     }
     return;
   }
@@ -234,12 +232,11 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     CS.C->Servers.push_back({"server", 0, 0, CS.C->Gpus, {}});
   for (ServerProcess &P : CS.C->Servers)
     P.Renderings = renderFor(R, CS, P);
-  CS.C->Renderings = CS.C->Servers.front().Renderings;
 }
 
 std::vector<Rendering> SemaImpl::renderFor(RecipeState &R, CellState &CS,
                                            const ServerProcess &P) {
-  const EntityInfo *Engine = R.Out->Engine;
+  const EntityState *Engine = R.Engine;
   std::vector<Rendering> Result;
   EvalCtx Ctx;
   Ctx.M = Engine->Owner;
@@ -332,11 +329,11 @@ void SemaImpl::evaluatePreflights(RecipeState &R, CellState &CS) {
 }
 
 void SemaImpl::reportDeadAssignments(RecipeState &R) {
-  for (const auto &A : R.Out->Assignments) {
+  for (const AssignmentState *A : R.Assignments) {
     if (A->L != Level::Recipe && A->L != Level::Band && A->L != Level::AtConc)
       continue;
     if (A->Name == "server" || !A->EffectiveIn.empty() ||
-        R.PinnedByServer.count(A.get()))
+        R.PinnedByServer.count(A))
       continue;
     if ((A->Band && A->Band->Concs.empty()) || (A->At && A->At->Concs.empty()))
       continue;

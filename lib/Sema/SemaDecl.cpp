@@ -93,9 +93,9 @@ std::optional<Type> SemaImpl::resolveType(Module &M, const ast::TypeRef &T) {
       Candidates.push_back(N);
     for (const EnumInfo *E : M.VisibleEnums)
       Candidates.push_back(E->Name);
-    std::string S = suggest(Name, Candidates);
-    diag(T.Name.Range, DiagID::err_unknown_type)
-        << Name << (S.empty() ? "" : "; did you mean '" + S + "'?");
+    auto B = diag(T.Name.Range, DiagID::err_unknown_type);
+    B << Name;
+    didYouMean(B, T.Name.Range, Name, Candidates);
     return std::nullopt;
   }
   for (const ast::TypeRef *Arg : T.Args) {
@@ -108,7 +108,7 @@ std::optional<Type> SemaImpl::resolveType(Module &M, const ast::TypeRef &T) {
   return Out;
 }
 
-void SemaImpl::declareEngineKnobs(EntityInfo &E) {
+void SemaImpl::declareEngineKnobs(EntityState &E) {
   for (ast::Stmt *S : E.Decl->getBody().Stmts) {
     auto *K = llvm::dyn_cast<ast::KnobStmt>(S);
     if (!K)
@@ -140,7 +140,7 @@ void SemaImpl::declareEngineKnobs(EntityInfo &E) {
   }
 }
 
-bool SemaImpl::evaluateEntityFields(EntityInfo &E) {
+bool SemaImpl::evaluateEntityFields(EntityState &E) {
   if (E.FieldsEvaluated || E.Evaluating)
     return true;
   E.Evaluating = true;
@@ -163,10 +163,9 @@ bool SemaImpl::evaluateEntityFields(EntityInfo &E) {
       if (Name == F.Name)
         Spec = &F;
     if (!Spec) {
-      std::string S = suggest(Name, Names);
-      diag(NameRange, DiagID::err_unknown_field)
-          << entityLabel(E) << Name
-          << (S.empty() ? "" : "; did you mean '" + S + "'?");
+      auto B = diag(NameRange, DiagID::err_unknown_field);
+      B << entityLabel(E) << Name;
+      didYouMean(B, NameRange, Name, Names);
       return;
     }
     auto [It, Inserted] = E.FieldLocs.try_emplace(Name.str(), NameRange);
@@ -221,7 +220,7 @@ bool SemaImpl::evaluateEntityFields(EntityInfo &E) {
 std::optional<Value> SemaImpl::entityField(const EntityInfo &CE,
                                            llvm::StringRef Field,
                                            llvm::SMRange Loc) {
-  EntityInfo &E = const_cast<EntityInfo &>(CE);
+  EntityState &E = stateOf(CE);
   evaluateEntityFields(E);
   auto It = E.Fields.find(Field.str());
   if (It != E.Fields.end())
@@ -235,14 +234,12 @@ std::optional<Value> SemaImpl::entityField(const EntityInfo &CE,
   }
   if (Known) {
     // Declared by the schema but not set by this declaration.
-    diag(Loc, DiagID::err_unknown_field)
-        << entityLabel(E) << Field << " (the field is not set)";
+    diag(Loc, DiagID::err_field_not_set) << entityLabel(E) << Field;
     return std::nullopt;
   }
-  std::string S = suggest(Field, Names);
-  diag(Loc, DiagID::err_unknown_field)
-      << entityLabel(E) << Field
-      << (S.empty() ? "" : "; did you mean '" + S + "'?");
+  auto B = diag(Loc, DiagID::err_unknown_field);
+  B << entityLabel(E) << Field;
+  didYouMean(B, Loc, Field, Names);
   return std::nullopt;
 }
 

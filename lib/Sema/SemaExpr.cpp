@@ -92,13 +92,58 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
         << "an expression without a call";
     return std::nullopt;
   }
-  std::string S = suggest(Name, namesVisible(Ctx));
-  std::string Hint = S.empty() ? "" : "; did you mean '" + S + "'?";
+  std::vector<std::string> Visible = namesVisible(Ctx);
+  auto B = diag(E->getRange(), DiagID::err_undeclared_name);
+  B << Name;
   // `image = rocm`, `--set env.X=on`: a string needs its quotes.
-  if (S.empty() && Ctx.Expected &&
-      (Ctx.Expected->K == Type::String || Ctx.Expected->K == Type::Scalar))
-    Hint = "; did you mean the string \"" + Name.str() + "\"?";
-  diag(E->getRange(), DiagID::err_undeclared_name) << Name << Hint;
+  if (!suggestSpelling(Name, Visible) && Ctx.Expected &&
+      (Ctx.Expected->K == Type::String || Ctx.Expected->K == Type::Scalar)) {
+    std::string Quoted = "\"" + Name.str() + "\"";
+    B.note(E->getLoc(), DiagID::note_did_you_mean_string)
+        << Quoted << E->getRange() << FixIt::replace(E->getRange(), Quoted);
+    return std::nullopt;
+  }
+  didYouMean(B, E->getRange(), Name, Visible);
+  return std::nullopt;
+}
+
+bool SemaImpl::tooLarge(uint64_t Size, llvm::SMRange Where,
+                        llvm::StringRef What) {
+  if (Size <= MaxValueSize)
+    return false;
+  diag(Where, DiagID::err_value_too_large) << What << MaxValueSize;
+  return true;
+}
+
+std::optional<Value> SemaImpl::admit(Value V, llvm::SMRange Where,
+                                     llvm::StringRef What) {
+  if (tooLarge(V.size(), Where, What))
+    return std::nullopt;
+  // What this value holds that no other value holds already: its string,
+  // its own elements, its entries.
+  uint64_t Made = 0;
+  switch (V.kind()) {
+  case ValueKind::String:
+    Made = V.size();
+    break;
+  case ValueKind::List:
+    Made = V.listStoredElements();
+    break;
+  case ValueKind::Map:
+  case ValueKind::Record:
+    Made = V.getEntries().size();
+    break;
+  default:
+    break;
+  }
+  ValuesTotal += Made;
+  if (ValuesTotal <= MaxValuesTotal)
+    return V;
+  // Once is enough: every later value fails the same way.
+  if (!ValuesTotalReported) {
+    ValuesTotalReported = true;
+    Diags.report(Where, DiagID::err_values_too_large) << MaxValuesTotal;
+  }
   return std::nullopt;
 }
 
@@ -265,7 +310,7 @@ std::optional<Value> SemaImpl::compare(ast::BinaryOp Op, const Value &L,
           rangeContains(R.getLo(), R.getHi(), R.getStep(), L.getInt()));
     }
     if (R.kind() == ValueKind::List) {
-      for (const Value &X : R.getElements())
+      for (Value X : R.elements())
         if (X == L)
           return Value::boolean(true);
       return Value::boolean(false);
@@ -369,6 +414,8 @@ std::optional<Value> SemaImpl::evalString(const ast::StringLiteral *E,
   std::string Out;
   for (const ast::StringPart &P : E->getParts()) {
     if (!P.Interpolation) {
+      if (tooLarge(Out.size() + P.Text.size(), E->getRange(), "this string"))
+        return std::nullopt;
       Out += P.Text.str();
       continue;
     }
@@ -388,14 +435,16 @@ std::optional<Value> SemaImpl::evalString(const ast::StringLiteral *E,
             << V->str();
       return std::nullopt;
     }
+    if (tooLarge(Out.size() + S->size(), E->getRange(), "this string"))
+      return std::nullopt;
     Out += *S;
   }
-  return Value::string(std::move(Out));
+  return admit(Value::string(std::move(Out)), E->getRange(), "this string");
 }
 
 std::optional<Value> SemaImpl::evalList(const ast::ListExpr *E,
                                         const EvalCtx &Ctx) {
-  std::vector<Value> Out;
+  ListBuilder Out;
   EvalCtx Inner = Ctx;
   const Type *ElemTy = nullptr;
   if (Ctx.Expected && Ctx.Expected->K == Type::List &&
@@ -413,21 +462,21 @@ std::optional<Value> SemaImpl::evalList(const ast::ListExpr *E,
             << V->getLo() << V->getHi();
         return std::nullopt;
       }
-      // Materialise at most MaxListElements (F12): a huge range is an
-      // error, not an unbounded loop.
+      // At most MaxListElements (F12). The list keeps the range as its
+      // bounds: `[2 .. graph_max]` costs the same in every cell, whatever
+      // its length.
       uint64_t N = rangeSize(V->getLo(), V->getHi(), V->getStep());
       if (N > (uint64_t)MaxListElements - Out.size()) {
         diag(Elem->getRange(), DiagID::err_list_too_large)
             << V->str() << MaxListElements;
         return std::nullopt;
       }
-      for (int64_t X : expandRange(V->getLo(), V->getHi(), V->getStep()))
-        Out.push_back(Value::integer(X));
+      Out.addRange(V->getLo(), V->getHi(), V->getStep());
       continue;
     }
-    Out.push_back(*V);
+    Out.add(std::move(*V));
   }
-  return Value::list(std::move(Out));
+  return admit(Out.take(), E->getRange(), "this list");
 }
 
 std::optional<Value> SemaImpl::evalMap(const ast::MapExpr *E,
@@ -447,7 +496,7 @@ std::optional<Value> SemaImpl::evalMap(const ast::MapExpr *E,
       }
     Out.emplace_back(*K, *V);
   }
-  return Value::map(std::move(Out));
+  return admit(Value::map(std::move(Out)), E->getRange(), "this map");
 }
 
 std::optional<Value> SemaImpl::evalIndex(const ast::IndexExpr *E,
@@ -465,13 +514,13 @@ std::optional<Value> SemaImpl::evalIndex(const ast::IndexExpr *E,
       return std::nullopt;
     }
     int64_t N = Index->getInt();
-    const auto &Elems = Base->getElements();
-    if (N < 0 || N >= int64_t(Elems.size())) {
+    int64_t Size = static_cast<int64_t>(Base->listSize());
+    if (N < 0 || N >= Size) {
       diag(E->getIndex()->getRange(), DiagID::err_index_out_of_range)
-          << N << int64_t(Elems.size());
+          << N << Size;
       return std::nullopt;
     }
-    return Elems[N];
+    return Base->element(N);
   }
   if (Base->kind() == ValueKind::Map) {
     for (const auto &[K, V] : Base->getEntries())
@@ -508,7 +557,7 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
       if (Base == "env" || Base == "labels")
         return Value::none();
       diag(E->getMember().Range, DiagID::err_unknown_field)
-          << ("'" + Base.str() + "'") << Member << "";
+          << ("'" + Base.str() + "'") << Member;
       return std::nullopt;
     }
     if (!(Ctx.Recipe && Ctx.Recipe->Names.count(Base.str())))
@@ -519,10 +568,9 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
             std::vector<std::string> Names;
             for (auto &Entry : S->Target->Own)
               Names.push_back(Entry.first().str());
-            std::string Sug = suggest(Member, Names);
-            diag(E->getMember().Range, DiagID::err_unknown_field)
-                << ("'" + S->Target->Name + "'") << Member
-                << (Sug.empty() ? "" : "; did you mean '" + Sug + "'?");
+            auto B = diag(E->getMember().Range, DiagID::err_unknown_field);
+            B << ("'" + S->Target->Name + "'") << Member;
+            didYouMean(B, E->getMember().Range, Member, Names);
             return std::nullopt;
           }
           const Symbol &T = It->second;
@@ -544,11 +592,11 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
     if (const Value *V = Base->lookup(Member))
       return *V;
     diag(E->getMember().Range, DiagID::err_unknown_field)
-        << Base->str() << Member << "";
+        << Base->str() << Member;
     return std::nullopt;
   }
   diag(E->getMember().Range, DiagID::err_unknown_field)
-      << (Base->describeType() + " " + Base->str()) << Member << "";
+      << (Base->describeType() + " " + Base->str()) << Member;
   return std::nullopt;
 }
 

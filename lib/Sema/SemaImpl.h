@@ -1,10 +1,12 @@
 //===- SemaImpl.h - The semantic analyzer's internal state -----*- C++ -*-===//
 //
-// Private to lib/Sema. One SemaImpl analyzes a main file and its imports.
-// Its member functions are split by topic, Clang style:
+// Private to lib/Sema. One SemaImpl analyzes a main file and its imports
+// (loaded through the front end's ModuleLoader). The objects it works on
+// are in SemaState.h, the built-in tables in Builtins.h. Its member
+// functions are split by topic, Clang style:
 //   SemaModules.cpp  imports, scopes, duplicate declarations, name lookup
 //   SemaDecl.cpp     entities (hardware, model, engine), knobs, types
-//   SemaExpr.cpp     the evaluator (exact values, units, operators)
+//   SemaExpr.cpp     the evaluator (exact values, units, operators, limits)
 //   SemaBuiltins.cpp built-in functions, constructors, dram_budget
 //   SemaRecipe.cpp   a recipe's statements, levels, bands, `at conc`
 //   SemaCells.cpp    per-cell resolution, late binding, cycles, cell(N)
@@ -15,10 +17,12 @@
 #ifndef ARECIPE_LIB_SEMA_SEMAIMPL_H
 #define ARECIPE_LIB_SEMA_SEMAIMPL_H
 
-#include "arecipe/AST/ASTContext.h"
+#include "SemaState.h"
 #include "arecipe/AST/Decl.h"
 #include "arecipe/Basic/Diagnostic.h"
+
 #include "arecipe/Sema/Sema.h"
+#include "arecipe/Support/Suggestions.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SourceMgr.h"
@@ -42,7 +46,7 @@ struct ConstantInfo {
 struct Symbol {
   enum Kind : uint8_t { Entity, Enum, Constant, Alias };
   Kind K = Constant;
-  EntityInfo *Ent = nullptr;
+  EntityState *Ent = nullptr;
   EnumInfo *En = nullptr;
   ConstantInfo *Const = nullptr;
   Module *Target = nullptr; ///< For Alias.
@@ -70,21 +74,21 @@ struct CellName {
   bool ServerSide = true;
   bool PerCell = true; ///< False: recipe body only (engine, model, ...).
   const KnobInfo *KnobDecl = nullptr;
-  const Assignment *LetDecl = nullptr;
+  const AssignmentState *LetDecl = nullptr;
 };
 
 struct CheckInfo {
   const ast::Expr *Cond = nullptr;
   const ast::StringLiteral *Message = nullptr;
   Module *M = nullptr;
-  const BandInfo *Band = nullptr;
-  const AtConcInfo *At = nullptr;
+  const BandState *Band = nullptr;
+  const AtConcState *At = nullptr;
 };
 
 struct PreflightInfo {
   const ast::PreflightStmt *Stmt = nullptr;
-  const BandInfo *Band = nullptr;
-  const AtConcInfo *At = nullptr;
+  const BandState *Band = nullptr;
+  const AtConcState *At = nullptr;
 };
 
 struct RecipeState;
@@ -94,7 +98,7 @@ struct CellState {
   Cell *C = nullptr;
   RecipeState *R = nullptr;
   std::vector<std::string> Stack; ///< Names being evaluated (cycles).
-  std::vector<const Assignment *> StackFrom;
+  std::vector<const AssignmentState *> StackFrom;
   std::set<std::string> Failed;
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
   /// during which this grows depends on the cell.
@@ -110,15 +114,21 @@ struct SharedValue {
 
 struct RecipeState {
   RecipeCells *Out = nullptr;
-  EntityInfo *Recipe = nullptr;
+  EntityState *Recipe = nullptr;
+  /// The recipe's engine (Out->Engine), with its knobs; null without one.
+  const EntityState *Engine = nullptr;
   Module *M = nullptr;
+  std::vector<BandState *> Bands; ///< Source order.
+  std::vector<AtConcState *> Ats; ///< Source order.
+  /// Out->Assignments as Sema's objects.
+  std::vector<AssignmentState *> Assignments;
   std::map<std::string, CellName> Names;
-  std::map<std::string, std::vector<Assignment *>> ByName;
+  std::map<std::string, std::vector<AssignmentState *>> ByName;
   std::vector<CheckInfo> Checks;
   std::vector<PreflightInfo> Preflights;
-  const Assignment *ConcurrencyAssign = nullptr;
+  const AssignmentState *ConcurrencyAssign = nullptr;
   std::map<int64_t, CellState> Cells;
-  std::map<int64_t, const Assignment *> ServerAssign; ///< By client cell.
+  std::map<int64_t, const AssignmentState *> ServerAssign; ///< By client cell.
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
   /// Formulas evaluated once and shared by every cell: a recipe-level
   /// list is not rebuilt in each cell (F12).
@@ -154,26 +164,28 @@ constexpr int64_t MaxListElements = 1000000;
 /// The most cells one recipe may expand to (F12): every cell is a server
 /// launch, and a longer list is a mistake, not a sweep.
 constexpr int64_t MaxCellsPerRecipe = 10000;
-
-/// One `--set name=value` option, parsed once and applied to every recipe.
-struct SetOption {
-  std::string Name;
-  llvm::SMRange Range; ///< The whole option, in the `<command line>` buffer.
-  llvm::SMRange NameRange;
-  const ast::Expr *Value = nullptr; ///< Null when the value did not parse.
-};
+/// The largest value a formula may make (docs/language.md §9), in elements
+/// and string bytes (Value::size: nested lists and maps counted through),
+/// like a list's length: a string that doubles on every line, a map of
+/// maps or a join otherwise grow without bound.
+constexpr uint64_t MaxValueSize = 1000000;
+/// What the values one compilation makes may hold in total, in the same
+/// units (elements held one by one, map entries, string bytes; a range in
+/// a list counts 1, a value shared by copies once): the per-value limit
+/// times many formulas or many cells is bounded too.
+constexpr uint64_t MaxValuesTotal = 64000000;
 
 class SemaImpl {
 public:
-  SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-           ast::ASTContext &Ctx, SemaOptions Opts);
+  SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags, SemaOptions Opts);
 
-  bool run(unsigned MainBufferID, ast::File *MainFile);
+  bool loadModules(const SourceFile &Main);
+  bool analyze(std::vector<SetOption> Sets);
 
   llvm::SourceMgr &SM;
   DiagnosticEngine &Diags;
-  ast::ASTContext &Ctx;
   SemaOptions Opts;
+  Module *Main = nullptr;
   std::vector<std::unique_ptr<RecipeCells>> Recipes;
 
   // Diagnostics ------------------------------------------------------------
@@ -190,10 +202,9 @@ public:
   std::set<std::pair<const char *, unsigned>> Reported;
   std::string cellSuffix(const EvalCtx &E) const;
   llvm::StringRef sourceText(llvm::SMRange R) const;
-  std::string location(llvm::SMLoc L) const; ///< "file:line:col".
 
   // Modules (SemaModules.cpp) ---------------------------------------------
-  Module *loadModule(unsigned BufferID, ast::File *F, llvm::StringRef Path);
+  Module *loadModule(const SourceFile &File);
   Module *importModule(Module &From, const ast::ImportDecl &Imp);
   void buildScope(Module &M);
   void declare(Module &M, llvm::StringRef Name, Symbol S);
@@ -204,25 +215,26 @@ public:
   std::vector<const EnumInfo *> enumsWithMember(Module &M, llvm::StringRef Name);
   std::vector<std::unique_ptr<Module>> Modules;
   std::vector<Module *> LoadStack;
-  std::vector<std::unique_ptr<EntityInfo>> Entities;
+  std::vector<std::unique_ptr<EntityState>> Entities;
+  /// What the recipes' results point to (RecipeCells, Cell::Band,
+  /// ResolvedValue::From), kept for the life of the Compilation.
+  std::vector<std::unique_ptr<BandState>> Bands;
+  std::vector<std::unique_ptr<AtConcState>> Ats;
+  std::vector<std::unique_ptr<AssignmentState>> Assignments;
+  /// Keeps A and lists it among R's assignments.
+  void keepAssignment(RecipeState &R, std::unique_ptr<AssignmentState> A);
   std::vector<std::unique_ptr<EnumInfo>> Enums;
   std::vector<std::unique_ptr<ConstantInfo>> Constants;
-  std::vector<std::unique_ptr<EnumInfo>> BuiltinEnums;
+  /// A built-in enum (Builtins.h), which every compilation shares.
   const EnumInfo *builtinEnum(llvm::StringRef Name) const;
-  void createBuiltinEnums();
-  /// The constructor and pre-flight signature tables (SemaBuiltins.cpp).
-  /// They hold pointers into BuiltinEnums, so they live with this SemaImpl
-  /// (never in function-level statics: a second Compilation in the same
-  /// process would read the first one's freed enums, F15).
-  std::shared_ptr<void> ConstructorSigs, PreflightSigs;
   /// File-level constants being evaluated, outermost first: the cycle a
   /// dependency-cycle error prints.
   std::vector<ConstantInfo *> ConstStack;
 
   // Declarations (SemaDecl.cpp) -------------------------------------------
-  void declareEngineKnobs(EntityInfo &E);
+  void declareEngineKnobs(EntityState &E);
   std::optional<Type> resolveType(Module &M, const ast::TypeRef &T);
-  bool evaluateEntityFields(EntityInfo &E);
+  bool evaluateEntityFields(EntityState &E);
   std::optional<Value> entityField(const EntityInfo &E, llvm::StringRef Field,
                                    llvm::SMRange Loc);
   std::optional<Value> constantValue(ConstantInfo &C, llvm::SMRange Use);
@@ -252,29 +264,42 @@ public:
   void reportNumericError(NumericError Err, llvm::SMRange R,
                           llvm::StringRef OpText, const Value &L,
                           const Value &Rv, const EvalCtx &Ctx);
-  std::string suggest(llvm::StringRef Name,
-                      const std::vector<std::string> &Candidates) const;
+  /// Attaches note_did_you_mean to B when one of Candidates is close to
+  /// Name (Support/Suggestions.h), written at Range, with a fix-it that
+  /// replaces what is written there. Name may extend the written text to
+  /// the left (`endpoints.helth` written as `helth` in an `endpoints`
+  /// block): the fix-it then replaces only the written part.
+  void didYouMean(DiagnosticBuilder &B, llvm::SMRange Range,
+                  llvm::StringRef Name,
+                  const std::vector<std::string> &Candidates) const;
   std::vector<std::string> namesVisible(const EvalCtx &Ctx);
+  /// V when it is within MaxValueSize and the compilation's values stay
+  /// within MaxValuesTotal; else an error at Where naming What ("this
+  /// string", "'join(...)'") and nullopt.
+  std::optional<Value> admit(Value V, llvm::SMRange Where,
+                             llvm::StringRef What);
+  /// For a string built piece by piece: true, after an error, once it
+  /// would exceed MaxValueSize (checked before the piece is appended).
+  bool tooLarge(uint64_t Size, llvm::SMRange Where, llvm::StringRef What);
+  uint64_t ValuesTotal = 0;
+  bool ValuesTotalReported = false;
 
   // Built-ins (SemaBuiltins.cpp) ------------------------------------------
   std::optional<Value> evalCall(const ast::CallExpr *E, const EvalCtx &Ctx);
   std::optional<Value> dramBudget(const Value &U, const ast::CallExpr *E,
                                   const EvalCtx &Ctx);
   bool isBuiltinFunction(llvm::StringRef Name) const;
-  std::optional<std::vector<std::pair<std::string, Value>>>
-  bindArguments(llvm::StringRef Callee, llvm::ArrayRef<ast::Argument> Args,
-                llvm::SMRange CallRange, const EvalCtx &Ctx);
   std::optional<PreflightAction> evalPreflight(const ast::PreflightStmt &P,
                                                const EvalCtx &Ctx);
 
   // Recipes (SemaRecipe.cpp) ----------------------------------------------
-  void analyzeRecipe(EntityInfo &Recipe);
+  void analyzeRecipe(EntityState &Recipe);
   void declareRecipeNames(RecipeState &R);
   void collectStatements(RecipeState &R, llvm::ArrayRef<ast::Stmt *> Stmts,
-                         Level L, const BandInfo *Band, AtConcInfo *At,
+                         Level L, const BandState *Band, AtConcState *At,
                          llvm::StringRef Prefix);
   void addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
-                     const BandInfo *Band, AtConcInfo *At,
+                     const BandState *Band, AtConcState *At,
                      llvm::StringRef Prefix);
   bool checkAssignable(RecipeState &R, llvm::StringRef Name,
                        llvm::SMRange NameRange, Level L);
@@ -282,8 +307,6 @@ public:
   void matchBands(RecipeState &R);
   void matchAts(RecipeState &R);
   void linkServerCells(RecipeState &R);
-  /// Parses every `--set` into SetOptions, in the `<command line>` buffer.
-  void parseSetOptions();
   /// The last `--set` of Name, or null.
   const SetOption *findSetOption(llvm::StringRef Name) const;
   void applySets(RecipeState &R);
@@ -313,9 +336,6 @@ public:
   void explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
                       DiagnosticBuilder &B);
 };
-
-/// Edit distance for "did you mean".
-unsigned editDistance(llvm::StringRef A, llvm::StringRef B);
 
 } // namespace arecipe::sema
 

@@ -1,30 +1,27 @@
 //===- SemaModules.cpp - Imports, scopes and name lookup -----------------===//
 //
-// Finding imported files (relative, -I, the std root), loading each once,
-// diagnosing import cycles, building each file's scope with duplicate
-// declarations diagnosed, and looking names up in it. Imports are not
-// transitive: a file sees its own declarations and those of the files it
-// imports directly.
+// Loading each imported file once (found and parsed by the front end's
+// ModuleLoader), diagnosing missing imports and import cycles, building
+// each file's scope with duplicate declarations diagnosed, and looking
+// names up in it. Imports are not transitive: a file sees its own
+// declarations and those of the files it imports directly.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Builtins.h"
 #include "SemaImpl.h"
 
-#include "arecipe/Parse/Parser.h"
-
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 using namespace arecipe;
 using namespace arecipe::sema;
 
 SemaImpl::SemaImpl(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-                   ast::ASTContext &Ctx, SemaOptions Opts)
-    : SM(SM), Diags(Diags), Ctx(Ctx), Opts(std::move(Opts)) {
+                   SemaOptions Opts)
+    : SM(SM), Diags(Diags), Opts(std::move(Opts)) {
   Sink = std::make_unique<DiagnosticEngine>(SM, nullptr);
   Sink->setErrorLimit(0);
-  createBuiltinEnums();
 }
 
 DiagnosticBuilder SemaImpl::diag(llvm::SMRange R, DiagID ID) {
@@ -61,69 +58,25 @@ llvm::StringRef SemaImpl::sourceText(llvm::SMRange R) const {
                          R.End.getPointer() - R.Start.getPointer());
 }
 
-std::string SemaImpl::location(llvm::SMLoc L) const {
-  if (!L.isValid())
-    return "<built-in>";
-  unsigned ID = SM.FindBufferContainingLoc(L);
-  if (!ID)
-    return "<unknown>";
-  auto [Line, Col] = SM.getLineAndColumn(L, ID);
-  return SM.getMemoryBuffer(ID)->getBufferIdentifier().str() + ":" +
-         std::to_string(Line) + ":" + std::to_string(Col);
-}
-
-void SemaImpl::createBuiltinEnums() {
-  auto Add = [&](const char *Name, std::vector<std::string> Members) {
-    auto E = std::make_unique<EnumInfo>();
-    E->Name = Name;
-    E->Members = std::move(Members);
-    BuiltinEnums.push_back(std::move(E));
-  };
-  Add("precision", {"fp4", "fp8", "bf16"});
-  Add("mode", {"bench", "eval"});
-  Add("router_policy", {"random", "round_robin", "dp_sticky", "cache_aware",
-                        "power_of_two", "prefix_hash"});
-  Add("on_mismatch", {"warn", "fail"});
-  Add("node_scope", {"all_nodes", "rank0"});
-  Add("cache_scope", {"node_user_image"});
-}
-
 const EnumInfo *SemaImpl::builtinEnum(llvm::StringRef Name) const {
-  for (const auto &E : BuiltinEnums)
-    if (E->Name == Name)
-      return E.get();
-  return nullptr;
+  return builtins().enumNamed(Name);
 }
 
-static std::string displayJoin(llvm::StringRef Dir, llvm::StringRef File) {
-  llvm::SmallString<256> P(Dir);
-  llvm::sys::path::append(P, File);
-  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
-  return std::string(P.str());
-}
-
-static std::string realPath(llvm::StringRef Path) {
-  llvm::SmallString<256> Real;
-  if (llvm::sys::fs::real_path(Path, Real))
-    return Path.str();
-  return std::string(Real.str());
-}
-
-Module *SemaImpl::loadModule(unsigned BufferID, ast::File *F,
-                             llvm::StringRef Path) {
+Module *SemaImpl::loadModule(const SourceFile &File) {
   auto Owned = std::make_unique<Module>();
   Module &M = *Owned;
   Modules.push_back(std::move(Owned));
-  M.Name = SM.getMemoryBuffer(BufferID)->getBufferIdentifier().str();
-  M.RealPath = realPath(Path);
-  M.BufferID = BufferID;
-  M.AST = F;
+  M.Name = SM.getMemoryBuffer(File.BufferID)->getBufferIdentifier().str();
+  M.RealPath = File.RealPath;
+  M.BufferID = File.BufferID;
+  M.AST = File.AST;
+  ast::File *F = File.AST;
   if (!F)
     return &M;
 
   for (ast::Decl *D : F->getDecls()) {
     if (auto *E = llvm::dyn_cast<ast::EntityDecl>(D)) {
-      auto Info = std::make_unique<EntityInfo>();
+      auto Info = std::make_unique<EntityState>();
       Info->K = static_cast<EntityInfo::Kind>(E->getEntityKind());
       Info->Name = E->getName().Name.str();
       Info->Decl = E;
@@ -218,54 +171,31 @@ void SemaImpl::declare(Module &M, llvm::StringRef Name, Symbol S) {
 
 Module *SemaImpl::importModule(Module &From, const ast::ImportDecl &Imp) {
   llvm::StringRef Target = Imp.getTarget()->getPlainValue();
-  std::string File = Target.str() + ".arecipe";
-
-  // Candidates in search order, each with its display name.
-  std::vector<std::pair<std::string, std::string>> Candidates;
-  {
-    llvm::StringRef Dir = llvm::sys::path::parent_path(From.RealPath);
-    llvm::StringRef DisplayDir = llvm::sys::path::parent_path(From.Name);
-    Candidates.emplace_back(displayJoin(Dir, File),
-                            displayJoin(DisplayDir, File));
+  llvm::SMRange Where = Imp.getTarget()->getRange();
+  std::optional<ImportTarget> Found =
+      Opts.Loader->find(Target, From.RealPath, From.Name);
+  if (!Found) {
+    diag(Where, DiagID::err_import_not_found) << Target;
+    return nullptr;
   }
-  for (const std::string &Dir : Opts.IncludeDirs)
-    Candidates.emplace_back(displayJoin(Dir, File), displayJoin(Dir, File));
-  if (!Opts.StdRoot.empty())
-    Candidates.emplace_back(displayJoin(Opts.StdRoot, File), File);
-
-  for (const auto &[Path, Display] : Candidates) {
-    if (!llvm::sys::fs::is_regular_file(Path))
+  for (const auto &Loaded : Modules) {
+    if (Loaded->RealPath != Found->RealPath)
       continue;
-    std::string Real = realPath(Path);
-    for (const auto &Loaded : Modules) {
-      if (Loaded->RealPath != Real)
-        continue;
-      if (Loaded->Loading) {
-        std::string Cycle;
-        auto It = std::find(LoadStack.begin(), LoadStack.end(), Loaded.get());
-        for (; It != LoadStack.end(); ++It)
-          Cycle += (*It)->Name + " -> ";
-        Cycle += Loaded->Name;
-        diag(Imp.getTarget()->getRange(), DiagID::err_import_cycle) << Cycle;
-        return nullptr;
-      }
-      return Loaded.get();
-    }
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
-        llvm::MemoryBuffer::getFile(Path);
-    if (!Buf) {
-      Diags.report(Imp.getTarget()->getRange(), DiagID::err_cannot_open_file)
-          << Display << Buf.getError().message();
+    if (Loaded->Loading) {
+      std::string Cycle;
+      auto It = std::find(LoadStack.begin(), LoadStack.end(), Loaded.get());
+      for (; It != LoadStack.end(); ++It)
+        Cycle += (*It)->Name + " -> ";
+      Cycle += Loaded->Name;
+      diag(Where, DiagID::err_import_cycle) << Cycle;
       return nullptr;
     }
-    unsigned ID = SM.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy((*Buf)->getBuffer(), Display),
-        Imp.getTarget()->getLoc());
-    ast::File *F = parse::parseFile(SM, ID, Diags, Ctx);
-    return loadModule(ID, F, Path);
+    return Loaded.get();
   }
-  diag(Imp.getTarget()->getRange(), DiagID::err_import_not_found) << Target;
-  return nullptr;
+  std::optional<SourceFile> File = Opts.Loader->load(*Found, Where);
+  if (!File)
+    return nullptr;
+  return loadModule(*File);
 }
 
 const Symbol *SemaImpl::lookupSymbol(Module &M, llvm::StringRef Name) {
@@ -287,16 +217,14 @@ std::vector<const EnumInfo *> SemaImpl::enumsWithMember(Module &M,
     if (E->hasMember(Name))
       Out.push_back(E);
   if (Out.empty())
-    for (const auto &E : BuiltinEnums)
-      if (E->hasMember(Name))
-        Out.push_back(E.get());
+    for (const EnumInfo &E : builtins().Enums)
+      if (E.hasMember(Name))
+        Out.push_back(&E);
   return Out;
 }
 
-bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
-  llvm::StringRef Path =
-      SM.getMemoryBuffer(MainBufferID)->getBufferIdentifier();
-  Module *Main = loadModule(MainBufferID, MainFile, Path);
+bool SemaImpl::loadModules(const SourceFile &MainFile) {
+  Main = loadModule(MainFile);
   // Declarations of every loaded file are checked even when unused, so a
   // mistake in std/ shows up where it is, not in the first recipe using it.
   for (const auto &E : Entities)
@@ -304,8 +232,13 @@ bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
       evaluateEntityFields(*E);
   for (const auto &C : Constants)
     constantValue(*C, C->Decl->getName().Range);
-  parseSetOptions();
-  if (Main->AST)
+  Sink->flush();
+  return !Diags.hasErrors();
+}
+
+bool SemaImpl::analyze(std::vector<SetOption> Sets) {
+  SetOptions = std::move(Sets);
+  if (Main && Main->AST)
     for (ast::Decl *D : Main->AST->getDecls())
       if (auto *E = llvm::dyn_cast<ast::EntityDecl>(D))
         if (E->getEntityKind() == ast::EntityKind::Recipe)
@@ -316,39 +249,51 @@ bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
   return !Diags.hasErrors();
 }
 
-unsigned arecipe::sema::editDistance(llvm::StringRef A, llvm::StringRef B) {
-  return A.edit_distance(B, /*AllowReplacements=*/true);
-}
-
-std::string SemaImpl::suggest(llvm::StringRef Name,
-                              const std::vector<std::string> &Candidates) const {
-  std::string Best;
-  unsigned BestDist = ~0u;
-  for (const std::string &C : Candidates) {
-    if (C == Name)
-      continue;
-    unsigned D = editDistance(Name, C);
-    if (D < BestDist || (D == BestDist && C < Best)) {
-      BestDist = D;
-      Best = C;
-    }
-  }
-  unsigned Limit = std::max<unsigned>(1, (Name.size() + 2) / 3);
-  if (Best.empty() || BestDist > Limit)
-    return "";
-  return Best;
+void SemaImpl::didYouMean(DiagnosticBuilder &B, llvm::SMRange Range,
+                          llvm::StringRef Name,
+                          const std::vector<std::string> &Candidates) const {
+  std::optional<std::string> Best = suggestSpelling(Name, Candidates);
+  if (!Best)
+    return;
+  DiagnosticBuilder Note = B.note(Range.Start, DiagID::note_did_you_mean);
+  Note << *Best << Range;
+  llvm::StringRef Written = sourceText(Range);
+  if (Written.empty() || !Name.endswith(Written))
+    return;
+  llvm::StringRef Prefix = Name.drop_back(Written.size());
+  if (llvm::StringRef(*Best).startswith(Prefix))
+    Note << FixIt::replace(Range,
+                           llvm::StringRef(*Best).drop_front(Prefix.size()));
 }
 
 // Compilation --------------------------------------------------------------
 
+ModuleLoader::~ModuleLoader() = default;
+
+const KnobInfo *EntityState::findKnob(llvm::StringRef Name) const {
+  for (const KnobInfo &K : Knobs)
+    if (K.Name == Name)
+      return &K;
+  return nullptr;
+}
+
+void AssignmentState::setValueExpr(const ast::Expr *E) {
+  ValueExpr = E;
+  FormulaRange = E ? E->getRange() : llvm::SMRange();
+}
+
 Compilation::Compilation(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-                         ast::ASTContext &Ctx, SemaOptions Opts)
-    : Impl(std::make_unique<SemaImpl>(SM, Diags, Ctx, std::move(Opts))) {}
+                         SemaOptions Opts)
+    : Impl(std::make_unique<SemaImpl>(SM, Diags, std::move(Opts))) {}
 
 Compilation::~Compilation() = default;
 
-bool Compilation::run(unsigned MainBufferID, ast::File *MainFile) {
-  return Impl->run(MainBufferID, MainFile);
+bool Compilation::loadModules(const SourceFile &Main) {
+  return Impl->loadModules(Main);
+}
+
+bool Compilation::analyze(std::vector<SetOption> Sets) {
+  return Impl->analyze(std::move(Sets));
 }
 
 llvm::ArrayRef<std::unique_ptr<RecipeCells>> Compilation::recipes() const {

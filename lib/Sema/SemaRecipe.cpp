@@ -11,10 +11,6 @@
 
 #include "SemaImpl.h"
 
-#include "arecipe/Parse/Parser.h"
-
-#include "llvm/Support/MemoryBuffer.h"
-
 using namespace arecipe;
 using namespace arecipe::sema;
 
@@ -80,7 +76,8 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
   };
   if (auto V = Eval("engine", Type::of(Type::Engine))) {
     Out.Engine = V->getEntity();
-    evaluateEntityFields(const_cast<EntityInfo &>(*Out.Engine));
+    R.Engine = &stateOf(*Out.Engine);
+    evaluateEntityFields(stateOf(*Out.Engine));
   }
   if (auto V = Eval("hardware", Type::of(Type::Hardware)))
     Out.Hardware = V->getEntity();
@@ -89,9 +86,9 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
   if (auto V = Eval("concurrency", Type::listOf(Type::of(Type::Int)))) {
     const ast::Expr *List = Exprs["concurrency"];
     Out.ConcurrencyValue.V = *V;
-    if (V->getElements().empty())
+    if (V->listSize() == 0)
       diag(List->getRange(), DiagID::err_concurrency_empty);
-    for (const Value &E : V->getElements()) {
+    for (Value E : V->elements()) {
       int64_t C = E.getInt();
       // The runtime runs a conc in [1, MaxConcurrency] only (F11).
       if (C < 1 || C > MaxConcurrency) {
@@ -149,8 +146,8 @@ void SemaImpl::declareRecipeNames(RecipeState &R) {
     N.PerCell = F.PerCell;
     R.Names[F.Name] = N;
   }
-  if (R.Out->Engine)
-    for (const KnobInfo &K : R.Out->Engine->Knobs) {
+  if (R.Engine)
+    for (const KnobInfo &K : R.Engine->Knobs) {
       CellName N;
       N.K = CellName::Knob;
       N.Ty = K.Ty;
@@ -181,10 +178,10 @@ void SemaImpl::declareRecipeNames(RecipeState &R) {
     }
     CellName N;
     N.K = CellName::Let;
-    auto A = std::make_unique<Assignment>();
+    auto A = std::make_unique<AssignmentState>();
     A->Name = Name;
     A->L = Level::Recipe;
-    A->ValueExpr = L->getValue();
+    A->setValueExpr(L->getValue());
     A->Range = L->getRange();
     A->NameRange = L->getName().Range;
     A->M = R.M;
@@ -192,7 +189,7 @@ void SemaImpl::declareRecipeNames(RecipeState &R) {
     N.LetDecl = A.get();
     R.Names[Name] = N;
     R.ByName[Name].push_back(A.get());
-    R.Out->Assignments.push_back(std::move(A));
+    keepAssignment(R, std::move(A));
   }
 }
 
@@ -218,18 +215,23 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
   std::vector<std::string> Candidates;
   for (const auto &[N, _] : R.Names)
     Candidates.push_back(N);
-  std::string S = suggest(Name, Candidates);
   std::string Owner = R.Out->Engine ? "engine '" + R.Out->Engine->Name + "'"
                                     : "recipe '" + R.Out->Name + "'";
   auto B = diag(NameRange, DiagID::err_unknown_knob);
-  B << Name << Owner << (S.empty() ? "" : "; did you mean '" + S + "'?");
-  if (!S.empty())
-    B << FixIt::replace(NameRange, S);
+  B << Name << Owner;
+  didYouMean(B, NameRange, Name, Candidates);
   return false;
 }
 
-void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S,
-                             Level L, const BandInfo *Band, AtConcInfo *At,
+void SemaImpl::keepAssignment(RecipeState &R,
+                              std::unique_ptr<AssignmentState> A) {
+  R.Assignments.push_back(A.get());
+  R.Out->Assignments.push_back(A.get());
+  Assignments.push_back(std::move(A));
+}
+
+void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
+                             const BandState *Band, AtConcState *At,
                              llvm::StringRef Prefix) {
   std::string Name = joinPath(S.getPath(), Prefix);
   llvm::SMRange NameRange(S.getPath().front().Range.Start,
@@ -257,10 +259,10 @@ void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S,
         evalInt(Call->getArgs()[0].Value, Ctx, "cell");
     if (!N)
       return;
-    auto A = std::make_unique<Assignment>();
+    auto A = std::make_unique<AssignmentState>();
     A->Name = Name;
     A->L = Level::AtConc;
-    A->ValueExpr = S.getValue();
+    A->setValueExpr(S.getValue());
     A->Literal = Value::server(*N);
     A->Range = S.getRange();
     A->NameRange = NameRange;
@@ -274,27 +276,27 @@ void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S,
     }
     At->Server = A.get();
     At->ServerConc = *N;
-    R.Out->Assignments.push_back(std::move(A));
+    keepAssignment(R, std::move(A));
     return;
   }
   if (!checkAssignable(R, Name, NameRange, L))
     return;
-  auto A = std::make_unique<Assignment>();
+  auto A = std::make_unique<AssignmentState>();
   A->Name = Name;
   A->L = L;
-  A->ValueExpr = S.getValue();
+  A->setValueExpr(S.getValue());
   A->Range = S.getRange();
   A->NameRange = NameRange;
   A->M = R.M;
   A->Band = Band;
   A->At = At;
   R.ByName[Name].push_back(A.get());
-  R.Out->Assignments.push_back(std::move(A));
+  keepAssignment(R, std::move(A));
 }
 
 void SemaImpl::collectStatements(RecipeState &R,
                                  llvm::ArrayRef<ast::Stmt *> Stmts, Level L,
-                                 const BandInfo *Band, AtConcInfo *At,
+                                 const BandState *Band, AtConcState *At,
                                  llvm::StringRef Prefix) {
   const char *Where = Band ? "a band" : At ? "an 'at conc' block" : "a recipe";
   for (ast::Stmt *S : Stmts) {
@@ -322,18 +324,19 @@ void SemaImpl::collectStatements(RecipeState &R,
         diag(S->getRange(), DiagID::err_not_allowed_here) << "'band'" << Where;
         break;
       }
-      for (const auto &Prev : R.Out->Bands)
+      for (const BandState *Prev : R.Bands)
         if (Prev->Name == B->getName().Name) {
           diag(B->getName().Range, DiagID::err_redefinition) << Prev->Name;
           Diags.report(Prev->NameRange, DiagID::note_previous_definition)
               << Prev->Name;
         }
-      auto Info = std::make_unique<BandInfo>();
+      auto Info = std::make_unique<BandState>();
       Info->Name = B->getName().Name.str();
       Info->Stmt = B;
       Info->NameRange = B->getName().Range;
-      BandInfo *Ptr = Info.get();
-      R.Out->Bands.push_back(std::move(Info));
+      BandState *Ptr = Info.get();
+      R.Bands.push_back(Ptr);
+      Bands.push_back(std::move(Info));
       R.HasBands = true;
       collectStatements(R, B->getBody().Stmts, Level::Band, Ptr, nullptr, "");
       break;
@@ -344,10 +347,11 @@ void SemaImpl::collectStatements(RecipeState &R,
         diag(S->getRange(), DiagID::err_not_allowed_here) << "'at conc'" << Where;
         break;
       }
-      auto Info = std::make_unique<AtConcInfo>();
+      auto Info = std::make_unique<AtConcState>();
       Info->Stmt = A;
-      AtConcInfo *Ptr = Info.get();
-      R.Out->Ats.push_back(std::move(Info));
+      AtConcState *Ptr = Info.get();
+      R.Ats.push_back(Ptr);
+      Ats.push_back(std::move(Info));
       collectStatements(R, A->getBody().Stmts, Level::AtConc, nullptr, Ptr, "");
       break;
     }
@@ -370,7 +374,7 @@ void SemaImpl::collectStatements(RecipeState &R,
 
 void SemaImpl::matchBands(RecipeState &R) {
   RecipeCells &Out = *R.Out;
-  for (auto &B : Out.Bands) {
+  for (BandState *B : R.Bands) {
     for (int64_t C : Out.Concurrency) {
       EvalCtx Ctx;
       Ctx.M = R.M;
@@ -406,9 +410,9 @@ void SemaImpl::matchBands(RecipeState &R) {
   };
   for (int64_t C : Out.Concurrency) {
     std::vector<const BandInfo *> In;
-    for (auto &B : Out.Bands)
+    for (BandState *B : R.Bands)
       if (std::binary_search(B->Concs.begin(), B->Concs.end(), C))
-        In.push_back(B.get());
+        In.push_back(B);
     if (In.empty()) {
       diag(ConcRange(C), DiagID::err_conc_in_no_band) << C;
       continue;
@@ -422,7 +426,7 @@ void SemaImpl::matchBands(RecipeState &R) {
           << In[1]->Name << In[1]->NameRange;
     }
   }
-  for (auto &B : Out.Bands)
+  for (BandState *B : R.Bands)
     if (B->Concs.empty())
       diag(B->NameRange, DiagID::warn_band_matches_nothing) << B->Name;
 }
@@ -438,7 +442,7 @@ void SemaImpl::matchAts(RecipeState &R) {
       B.note(R.ConcurrencyAssign->Range.Start, DiagID::note_concurrency_here)
           << R.ConcurrencyAssign->Range;
   };
-  for (auto &At : Out.Ats) {
+  for (AtConcState *At : R.Ats) {
     for (const ast::Expr *E : At->Stmt->getConcs()) {
       EvalCtx Ctx;
       Ctx.M = R.M;
@@ -482,7 +486,7 @@ void SemaImpl::matchAts(RecipeState &R) {
 
 void SemaImpl::linkServerCells(RecipeState &R) {
   RecipeCells &Out = *R.Out;
-  for (auto &At : Out.Ats) {
+  for (AtConcState *At : R.Ats) {
     if (!At->Server)
       continue;
     bool Known = std::binary_search(Out.Concurrency.begin(),
@@ -498,10 +502,10 @@ void SemaImpl::linkServerCells(RecipeState &R) {
     }
     // The block pins the whole server: a server-side assignment beside it
     // would be silently ignored.
-    for (const auto &A : Out.Assignments)
-      if (A->At == At.get() && A.get() != At->Server &&
-          R.Names.count(A->Name) && R.Names[A->Name].ServerSide) {
-        R.PinnedByServer.insert(A.get());
+    for (const AssignmentState *A : R.Assignments)
+      if (A->At == At && A != At->Server && R.Names.count(A->Name) &&
+          R.Names[A->Name].ServerSide) {
+        R.PinnedByServer.insert(A);
         auto B = diag(A->NameRange, DiagID::err_server_cell_override);
         B << (At->Concs.empty() ? std::string("?")
                                 : std::to_string(At->Concs.front()))
@@ -557,44 +561,6 @@ void SemaImpl::linkServerCells(RecipeState &R) {
       CS.C->ServerFrom.reset();
 }
 
-static llvm::SMRange rangeOf(llvm::StringRef Text) {
-  return {llvm::SMLoc::getFromPointer(Text.begin()),
-          llvm::SMLoc::getFromPointer(Text.end())};
-}
-
-void SemaImpl::parseSetOptions() {
-  if (Opts.Sets.empty())
-    return;
-  // One line per option, so a diagnostic's line number is the option's
-  // place among the --set options.
-  std::string Text;
-  std::vector<std::pair<size_t, size_t>> Spans;
-  for (const std::string &S : Opts.Sets) {
-    Spans.emplace_back(Text.size(), S.size());
-    Text += S + "\n";
-  }
-  unsigned ID = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Text, "<command line>"),
-      llvm::SMLoc());
-  llvm::StringRef Buffer = SM.getMemoryBuffer(ID)->getBuffer();
-  for (auto [Offset, Size] : Spans) {
-    llvm::StringRef Option = Buffer.substr(Offset, Size);
-    size_t Eq = Option.find('=');
-    llvm::StringRef Name =
-        Eq == llvm::StringRef::npos ? "" : Option.take_front(Eq).trim();
-    if (Name.empty()) {
-      diag(rangeOf(Option), DiagID::err_set_syntax) << Option;
-      continue;
-    }
-    SetOption S;
-    S.Name = Name.str();
-    S.Range = rangeOf(Option);
-    S.NameRange = rangeOf(Name);
-    S.Value = parse::parseExpr(SM, Option.drop_front(Eq + 1), Diags, Ctx);
-    SetOptions.push_back(std::move(S));
-  }
-}
-
 const SetOption *SemaImpl::findSetOption(llvm::StringRef Name) const {
   for (const SetOption &S : SetOptions)
     if (S.Name == Name)
@@ -614,22 +580,22 @@ void SemaImpl::applySets(RecipeState &R) {
       continue;
     // Evaluated in each cell like an assignment in the recipe body: it may
     // read `conc` and other knobs, late-bound.
-    auto A = std::make_unique<Assignment>();
+    auto A = std::make_unique<AssignmentState>();
     A->Name = S.Name;
     A->L = Level::CommandLine;
-    A->ValueExpr = S.Value;
+    A->setValueExpr(S.Value);
     A->Range = S.Range;
     A->NameRange = S.NameRange;
     A->M = R.M;
     R.ByName[A->Name].push_back(A.get());
-    R.Out->Assignments.push_back(std::move(A));
+    keepAssignment(R, std::move(A));
   }
 }
 
 void SemaImpl::bindConcurrency(RecipeState &R) {
   // The header evaluated the first assignment of the highest level.
-  Assignment *From = nullptr;
-  for (Assignment *A : R.ByName["concurrency"])
+  AssignmentState *From = nullptr;
+  for (AssignmentState *A : R.ByName["concurrency"])
     if (!From || A->L > From->L)
       From = A;
   R.ConcurrencyAssign = From;
@@ -640,12 +606,12 @@ void SemaImpl::bindConcurrency(RecipeState &R) {
   Out.ConcurrencyValue.From = From;
   R.SameInEveryCell.insert("concurrency");
   From->EffectiveIn = Out.Concurrency;
-  for (Assignment *A : R.ByName["concurrency"])
+  for (AssignmentState *A : R.ByName["concurrency"])
     if (A->L < From->L)
       A->ShadowedBy = From;
 }
 
-void SemaImpl::analyzeRecipe(EntityInfo &Recipe) {
+void SemaImpl::analyzeRecipe(EntityState &Recipe) {
   auto Owned = std::make_unique<RecipeCells>();
   RecipeState R;
   R.Out = Owned.get();
@@ -660,29 +626,29 @@ void SemaImpl::analyzeRecipe(EntityInfo &Recipe) {
   declareRecipeNames(R);
 
   // Engine defaults and built-in defaults: the lowest level.
-  if (Out.Engine)
-    for (const KnobInfo &K : Out.Engine->Knobs) {
+  if (R.Engine)
+    for (const KnobInfo &K : R.Engine->Knobs) {
       if (!K.Stmt->getDefault())
         continue;
-      auto A = std::make_unique<Assignment>();
+      auto A = std::make_unique<AssignmentState>();
       A->Name = K.Name;
       A->L = Level::Default;
-      A->ValueExpr = K.Stmt->getDefault();
+      A->setValueExpr(K.Stmt->getDefault());
       A->Range = K.Stmt->getRange();
       A->NameRange = K.Stmt->getName().Range;
-      A->M = Out.Engine->Owner;
+      A->M = R.Engine->Owner;
       A->IsKnobDefault = true;
       R.ByName[K.Name].push_back(A.get());
-      Out.Assignments.push_back(std::move(A));
+      keepAssignment(R, std::move(A));
     }
   auto Builtin = [&](const char *Name, Value V) {
-    auto A = std::make_unique<Assignment>();
+    auto A = std::make_unique<AssignmentState>();
     A->Name = Name;
     A->L = Level::Default;
     A->Literal = std::move(V);
     A->M = R.M;
     R.ByName[Name].push_back(A.get());
-    Out.Assignments.push_back(std::move(A));
+    keepAssignment(R, std::move(A));
   };
   Builtin("mode", Value::enumMember(builtinEnum("mode"), "bench"));
   Builtin("topology",
@@ -707,10 +673,10 @@ void SemaImpl::analyzeRecipe(EntityInfo &Recipe) {
     matchAts(R);
     linkServerCells(R);
   }
-  for (auto &B : Out.Bands)
+  for (BandState *B : R.Bands)
     for (int64_t C : B->Concs)
       if (!R.Cells[C].C->Band)
-        R.Cells[C].C->Band = B.get();
+        R.Cells[C].C->Band = B;
 
   if (Out.Engine && Out.Hardware && Out.Model && !Out.Concurrency.empty()) {
     for (auto &[Conc, CS] : R.Cells)

@@ -6,9 +6,50 @@
 #include "nlohmann/json.hpp"
 
 #include <algorithm>
+#include <variant>
 
 using namespace arecipe;
 using namespace arecipe::sema;
+
+namespace {
+uint64_t addSizes(uint64_t A, uint64_t B) {
+  return A > UINT64_MAX - B ? UINT64_MAX : A + B;
+}
+
+/// A list: runs of values and integer ranges, each starting at its
+/// element index.
+struct ListData {
+  struct Segment {
+    uint64_t Start = 0;
+    bool IsRange = false;
+    std::vector<Value> Items; ///< When !IsRange.
+    int64_t Lo = 0, Step = 0; ///< When IsRange.
+    uint64_t Count = 0;       ///< Elements in the segment.
+  };
+  std::vector<Segment> Segments;
+  uint64_t Length = 0;
+};
+
+struct MapData {
+  std::string RecordName; ///< Records only.
+  std::vector<std::pair<Value, Value>> Entries;
+};
+
+struct RangeData {
+  int64_t Lo, Hi, Step;
+};
+} // namespace
+
+struct Value::Payload {
+  std::variant<std::string, Rational, Quantity, ListData, MapData, RangeData> D;
+  uint64_t Size = 1; ///< Value::size() of what holds this payload.
+};
+
+template <typename T> static std::shared_ptr<Value::Payload> payload(T D) {
+  auto P = std::make_shared<Value::Payload>();
+  P->D = std::move(D);
+  return P;
+}
 
 Value Value::integer(int64_t I) {
   Value V;
@@ -19,19 +60,21 @@ Value Value::integer(int64_t I) {
 Value Value::number(Rational R) {
   Value V;
   V.Kind = ValueKind::Float;
-  V.F = R;
+  V.P = payload(R);
   return V;
 }
 Value Value::boolean(bool B) {
   Value V;
   V.Kind = ValueKind::Bool;
-  V.B = B;
+  V.I = B;
   return V;
 }
 Value Value::string(std::string S) {
   Value V;
   V.Kind = ValueKind::String;
-  V.S = std::move(S);
+  auto P = payload(std::move(S));
+  P->Size = std::get<std::string>(P->D).size();
+  V.P = std::move(P);
   return V;
 }
 Value Value::quantity(Quantity Q) {
@@ -39,35 +82,41 @@ Value Value::quantity(Quantity Q) {
     return number(Q.baseValue());
   Value V;
   V.Kind = ValueKind::Quantity;
-  V.Q = Q;
+  V.P = payload(Q);
   return V;
 }
 Value Value::enumMember(const EnumInfo *E, llvm::StringRef Member) {
   Value V;
   V.Kind = ValueKind::Enum;
   V.Enum = E;
-  V.S = Member.str();
+  V.P = payload(Member.str());
   return V;
 }
 Value Value::list(std::vector<Value> Elems) {
-  Value V;
-  V.Kind = ValueKind::List;
-  V.Elems = std::make_shared<const std::vector<Value>>(std::move(Elems));
-  return V;
+  ListBuilder B;
+  for (Value &E : Elems)
+    B.add(std::move(E));
+  return B.take();
+}
+static uint64_t entriesSize(const std::vector<std::pair<Value, Value>> &E) {
+  uint64_t Size = 0;
+  for (const auto &[K, V] : E)
+    Size = addSizes(Size, addSizes(K.size(), V.size()));
+  return Size;
 }
 Value Value::map(std::vector<std::pair<Value, Value>> Entries) {
   Value V;
   V.Kind = ValueKind::Map;
-  V.Entries = std::make_shared<const std::vector<std::pair<Value, Value>>>(
-      std::move(Entries));
+  uint64_t Size = entriesSize(Entries);
+  auto P = payload(MapData{"", std::move(Entries)});
+  P->Size = Size;
+  V.P = std::move(P);
   return V;
 }
 Value Value::range(int64_t Lo, int64_t Hi, int64_t Step) {
   Value V;
   V.Kind = ValueKind::Range;
-  V.Lo = Lo;
-  V.Hi = Hi;
-  V.Step = Step;
+  V.P = payload(RangeData{Lo, Hi, Step});
   return V;
 }
 Value Value::entity(const EntityInfo *E) {
@@ -78,9 +127,12 @@ Value Value::entity(const EntityInfo *E) {
 }
 Value Value::record(llvm::StringRef Name,
                     std::vector<std::pair<Value, Value>> Fields) {
-  Value V = map(std::move(Fields));
+  Value V;
   V.Kind = ValueKind::Record;
-  V.S = Name.str();
+  uint64_t Size = entriesSize(Fields);
+  auto P = payload(MapData{Name.str(), std::move(Fields)});
+  P->Size = Size;
+  V.P = std::move(P);
   return V;
 }
 Value Value::server(int64_t Conc) {
@@ -90,31 +142,143 @@ Value Value::server(int64_t Conc) {
   return V;
 }
 
+Rational Value::getNumber() const {
+  return Kind == ValueKind::Int ? Rational(I) : std::get<Rational>(P->D);
+}
+const std::string &Value::getString() const {
+  return std::get<std::string>(P->D);
+}
+const Quantity &Value::getQuantity() const { return std::get<Quantity>(P->D); }
+const std::vector<std::pair<Value, Value>> &Value::getEntries() const {
+  return std::get<MapData>(P->D).Entries;
+}
+const std::string &Value::getRecordName() const {
+  return std::get<MapData>(P->D).RecordName;
+}
+int64_t Value::getLo() const { return std::get<RangeData>(P->D).Lo; }
+int64_t Value::getHi() const { return std::get<RangeData>(P->D).Hi; }
+int64_t Value::getStep() const { return std::get<RangeData>(P->D).Step; }
+
+uint64_t Value::size() const {
+  switch (Kind) {
+  case ValueKind::String:
+  case ValueKind::List:
+  case ValueKind::Map:
+  case ValueKind::Record:
+    return P->Size;
+  default:
+    return 1;
+  }
+}
+
+size_t Value::listSize() const { return std::get<ListData>(P->D).Length; }
+
+Value Value::element(size_t Index) const {
+  const ListData &L = std::get<ListData>(P->D);
+  auto It = std::upper_bound(
+      L.Segments.begin(), L.Segments.end(), Index,
+      [](size_t I, const ListData::Segment &S) { return I < S.Start; });
+  const ListData::Segment &S = *std::prev(It);
+  uint64_t Offset = Index - S.Start;
+  if (S.IsRange)
+    return integer(S.Lo + S.Step * static_cast<int64_t>(Offset));
+  return S.Items[Offset];
+}
+
+size_t Value::listStoredElements() const {
+  size_t N = 0;
+  for (const ListData::Segment &S : std::get<ListData>(P->D).Segments)
+    N += S.Items.size();
+  return N;
+}
+
+void Value::forEachRun(
+    llvm::function_ref<void(llvm::ArrayRef<Value>)> Run,
+    llvm::function_ref<void(int64_t, int64_t, uint64_t)> Range) const {
+  for (const ListData::Segment &S : std::get<ListData>(P->D).Segments) {
+    if (S.IsRange)
+      Range(S.Lo, S.Step, S.Count);
+    else
+      Run(S.Items);
+  }
+}
+
+/// Appends Count integers from Lo by Step as JSON, comma-separated; First
+/// says whether nothing precedes them in the array.
+static void appendRange(std::string &Out, int64_t Lo, int64_t Step,
+                        uint64_t Count, bool &First) {
+  for (uint64_t N = 0; N < Count; ++N) {
+    if (!First)
+      Out += ',';
+    First = false;
+    Out += std::to_string(Lo + Step * static_cast<int64_t>(N));
+  }
+}
+
+std::optional<std::tuple<int64_t, int64_t, uint64_t>>
+Value::asIntRange() const {
+  if (Kind != ValueKind::List)
+    return std::nullopt;
+  const ListData &L = std::get<ListData>(P->D);
+  if (L.Segments.size() != 1 || !L.Segments[0].IsRange)
+    return std::nullopt;
+  const ListData::Segment &S = L.Segments[0];
+  return std::make_tuple(S.Lo, S.Step, S.Count);
+}
+
+ListBuilder::ListBuilder() : P(payload(ListData{})) { P->Size = 0; }
+ListBuilder::~ListBuilder() = default;
+
+void ListBuilder::add(Value V) {
+  ListData &L = std::get<ListData>(P->D);
+  if (L.Segments.empty() || L.Segments.back().IsRange) {
+    L.Segments.emplace_back();
+    L.Segments.back().Start = L.Length;
+  }
+  ListData::Segment &S = L.Segments.back();
+  P->Size = addSizes(P->Size, V.size());
+  S.Items.push_back(std::move(V));
+  ++S.Count;
+  ++L.Length;
+}
+
+void ListBuilder::addRange(int64_t Lo, int64_t Hi, int64_t Step) {
+  addSteps(Lo, Step, rangeSize(Lo, Hi, Step));
+}
+
+void ListBuilder::addSteps(int64_t Lo, int64_t Step, uint64_t Count) {
+  if (!Count)
+    return;
+  ListData &L = std::get<ListData>(P->D);
+  ListData::Segment S;
+  S.Start = L.Length;
+  S.IsRange = true;
+  S.Lo = Lo;
+  S.Step = Step;
+  S.Count = Count;
+  L.Length += Count;
+  P->Size = addSizes(P->Size, Count);
+  L.Segments.push_back(std::move(S));
+}
+
+uint64_t ListBuilder::size() const { return std::get<ListData>(P->D).Length; }
+
+Value ListBuilder::take() {
+  Value V;
+  V.Kind = ValueKind::List;
+  V.P = std::move(P);
+  P = payload(ListData{});
+  P->Size = 0;
+  return V;
+}
+
 const Value *Value::lookup(llvm::StringRef Key) const {
   if (Kind != ValueKind::Map && Kind != ValueKind::Record)
     return nullptr;
-  for (const auto &[K, V] : *Entries)
-    if (K.Kind == ValueKind::String && K.S == Key)
+  for (const auto &[K, V] : getEntries())
+    if (K.Kind == ValueKind::String && K.getString() == Key)
       return &V;
   return nullptr;
-}
-
-std::vector<int64_t> arecipe::sema::expandRange(int64_t Lo, int64_t Hi,
-                                                int64_t Step) {
-  std::vector<int64_t> Out;
-  if (Step > 0)
-    for (int64_t X = Lo; X <= Hi; X += Step) {
-      Out.push_back(X);
-      if (X > INT64_MAX - Step)
-        break;
-    }
-  else if (Step < 0)
-    for (int64_t X = Lo; X >= Hi; X += Step) {
-      Out.push_back(X);
-      if (X < INT64_MIN - Step)
-        break;
-    }
-  return Out;
 }
 
 uint64_t arecipe::sema::rangeSize(int64_t Lo, int64_t Hi, int64_t Step) {
@@ -164,7 +328,7 @@ std::string Value::describeType() const {
   case ValueKind::String:
     return "string";
   case ValueKind::Quantity: {
-    Dimension D = Q.dimension();
+    Dimension D = getQuantity().dimension();
     if (D == Dimension::size())
       return "size";
     if (D == Dimension::time())
@@ -184,7 +348,7 @@ std::string Value::describeType() const {
   case ValueKind::Entity:
     return entityKindName(Entity);
   case ValueKind::Record:
-    return "'" + S + "(...)'";
+    return "'" + getRecordName() + "(...)'";
   case ValueKind::Server:
     return "'cell(...)'";
   }
@@ -198,45 +362,69 @@ std::string Value::str() const {
   case ValueKind::Int:
     return std::to_string(I);
   case ValueKind::Float: {
+    Rational F = getNumber();
     std::string D = F.str();
     if (F.isInteger())
       D += ".0";
     return D;
   }
   case ValueKind::Bool:
-    return B ? "true" : "false";
+    return getBool() ? "true" : "false";
   case ValueKind::String:
-    return nlohmann::json(S).dump();
+    return nlohmann::json(getString()).dump();
   case ValueKind::Quantity:
-    return Q.str();
+    return getQuantity().str();
   case ValueKind::Enum:
-    return S;
+    return getString();
   case ValueKind::List: {
     std::string Out = "[";
-    for (size_t N = 0; N < Elems->size(); ++N)
-      Out += (N ? ", " : "") + (*Elems)[N].str();
+    size_t N = 0;
+    for (Value E : elements())
+      Out += (N++ ? ", " : "") + E.str();
     return Out + "]";
   }
   case ValueKind::Map:
   case ValueKind::Record: {
-    std::string Out = Kind == ValueKind::Record ? S + "(" : "{";
-    for (size_t N = 0; N < Entries->size(); ++N) {
-      const auto &[K, V] = (*Entries)[N];
+    bool Record = Kind == ValueKind::Record;
+    std::string Out = Record ? getRecordName() + "(" : "{";
+    const auto &Entries = getEntries();
+    for (size_t N = 0; N < Entries.size(); ++N) {
+      const auto &[K, V] = Entries[N];
       Out += N ? ", " : "";
-      Out += Kind == ValueKind::Record ? K.S + " = " : K.str() + ": ";
+      Out += Record ? K.getString() + " = " : K.str() + ": ";
       Out += V.str();
     }
-    return Out + (Kind == ValueKind::Record ? ")" : "}");
+    return Out + (Record ? ")" : "}");
   }
-  case ValueKind::Range:
-    return std::to_string(Lo) + ".." + std::to_string(Hi) +
+  case ValueKind::Range: {
+    int64_t Step = getStep();
+    return std::to_string(getLo()) + ".." + std::to_string(getHi()) +
            (Step != 1 ? " step " + std::to_string(Step) : "");
+  }
   case ValueKind::Entity:
     return Entity->Name;
   case ValueKind::Server:
     return "cell(" + std::to_string(I) + ")";
   }
   return "?";
+}
+
+static bool equalLists(const Value &L, const Value &R) {
+  if (L.listSize() != R.listSize())
+    return false;
+  // Two ranges of as many integers: equal when they start alike and, past
+  // one element, step alike.
+  auto LR = L.asIntRange(), RR = R.asIntRange();
+  if (LR && RR) {
+    auto [LLo, LStep, Count] = *LR;
+    auto [RLo, RStep, RCount] = *RR;
+    (void)RCount;
+    return Count == 0 || (LLo == RLo && (Count == 1 || LStep == RStep));
+  }
+  for (size_t N = 0, E = L.listSize(); N < E; ++N)
+    if (L.element(N) != R.element(N))
+      return false;
+  return true;
 }
 
 bool arecipe::sema::operator==(const Value &L, const Value &R) {
@@ -251,24 +439,26 @@ bool arecipe::sema::operator==(const Value &L, const Value &R) {
   case ValueKind::Float:
     return L.getNumber() == R.getNumber();
   case ValueKind::Bool:
-    return L.B == R.B;
-  case ValueKind::String:
-    return L.S == R.S;
-  case ValueKind::Quantity:
-    return L.Q == R.Q;
-  case ValueKind::Enum:
-    return L.S == R.S && (L.Enum == R.Enum || L.Enum->Name == R.Enum->Name);
-  case ValueKind::List:
-    return *L.Elems == *R.Elems;
-  case ValueKind::Map:
-  case ValueKind::Record:
-    return L.S == R.S && *L.Entries == *R.Entries;
-  case ValueKind::Range:
-    return L.Lo == R.Lo && L.Hi == R.Hi && L.Step == R.Step;
-  case ValueKind::Entity:
-    return L.Entity == R.Entity;
   case ValueKind::Server:
     return L.I == R.I;
+  case ValueKind::String:
+    return L.P == R.P || L.getString() == R.getString();
+  case ValueKind::Quantity:
+    return L.getQuantity() == R.getQuantity();
+  case ValueKind::Enum:
+    return L.getString() == R.getString() &&
+           (L.Enum == R.Enum || L.Enum->Name == R.Enum->Name);
+  case ValueKind::List:
+    return L.P == R.P || equalLists(L, R);
+  case ValueKind::Map:
+  case ValueKind::Record:
+    return L.P == R.P || (L.getRecordName() == R.getRecordName() &&
+                          L.getEntries() == R.getEntries());
+  case ValueKind::Range:
+    return L.getLo() == R.getLo() && L.getHi() == R.getHi() &&
+           L.getStep() == R.getStep();
+  case ValueKind::Entity:
+    return L.Entity == R.Entity;
   }
   return false;
 }
@@ -391,14 +581,35 @@ std::optional<Value> arecipe::sema::conformTo(const Value &V, const Type &T) {
       return std::nullopt;
     if (T.Args.empty())
       return V;
-    std::vector<Value> Out;
-    for (const Value &E : V.getElements()) {
-      std::optional<Value> C = conformTo(E, T.Args[0]);
-      if (!C)
-        return std::nullopt;
-      Out.push_back(*C);
+    // A conforming list is returned as it is; one whose elements convert
+    // (ints where floats are expected) is rebuilt.
+    const Type &Elem = T.Args[0];
+    bool Changed = false;
+    ListBuilder Out;
+    for (const ListData::Segment &S : std::get<ListData>(V.P->D).Segments) {
+      if (S.IsRange) {
+        std::optional<Value> First = conformTo(Value::integer(S.Lo), Elem);
+        if (!First)
+          return std::nullopt;
+        if (First->kind() == ValueKind::Int) {
+          Out.addSteps(S.Lo, S.Step, S.Count);
+          continue;
+        }
+        Changed = true;
+        for (uint64_t N = 0; N < S.Count; ++N)
+          Out.add(*conformTo(
+              Value::integer(S.Lo + S.Step * static_cast<int64_t>(N)), Elem));
+        continue;
+      }
+      for (const Value &E : S.Items) {
+        std::optional<Value> C = conformTo(E, Elem);
+        if (!C)
+          return std::nullopt;
+        Changed |= !C->isSameAs(E);
+        Out.add(std::move(*C));
+      }
     }
-    return Value::list(std::move(Out));
+    return Changed ? Out.take() : V;
   }
   case Type::Map: {
     if (V.kind() != ValueKind::Map)
@@ -406,14 +617,16 @@ std::optional<Value> arecipe::sema::conformTo(const Value &V, const Type &T) {
     if (T.Args.size() != 2)
       return V;
     std::vector<std::pair<Value, Value>> Out;
+    bool Changed = false;
     for (const auto &[K, E] : V.getEntries()) {
       std::optional<Value> CK = conformTo(K, T.Args[0]);
       std::optional<Value> CV = conformTo(E, T.Args[1]);
       if (!CK || !CV)
         return std::nullopt;
+      Changed |= !CK->isSameAs(K) || !CV->isSameAs(E);
       Out.emplace_back(*CK, *CV);
     }
-    return Value::map(std::move(Out));
+    return Changed ? Value::map(std::move(Out)) : V;
   }
   case Type::Hardware:
     return IsEntity(EntityInfo::Hardware) ? std::optional<Value>(V)
@@ -484,6 +697,15 @@ std::optional<std::string> arecipe::sema::renderValue(const Value &V,
     return std::to_string(B.numerator());
   }
   case ValueKind::List:
+    // A range of integers is its numbers: no JSON tree of a million nodes.
+    if (auto Range = V.asIntRange()) {
+      std::string Out = "[";
+      bool First = true;
+      appendRange(Out, std::get<0>(*Range), std::get<1>(*Range),
+                  std::get<2>(*Range), First);
+      return Out + "]";
+    }
+    [[fallthrough]];
   case ValueKind::Map: {
     std::optional<nlohmann::ordered_json> J = toJsonValue(V, Why);
     if (!J)
@@ -511,7 +733,7 @@ static std::optional<nlohmann::ordered_json> toJsonValue(const Value &V,
     return json(V.getBool());
   case ValueKind::List: {
     json A = json::array();
-    for (const Value &E : V.getElements()) {
+    for (Value E : V.elements()) {
       std::optional<json> J = toJsonValue(E, Why);
       if (!J)
         return std::nullopt;
@@ -570,8 +792,18 @@ std::string arecipe::sema::toJSON(const Value &V) {
     return nlohmann::json(V.str()).dump();
   case ValueKind::List: {
     std::string Out = "[";
-    for (size_t N = 0; N < V.getElements().size(); ++N)
-      Out += (N ? "," : "") + toJSON(V.getElements()[N]);
+    bool First = true;
+    V.forEachRun(
+        [&](llvm::ArrayRef<Value> Items) {
+          for (const Value &E : Items) {
+            Out += First ? "" : ",";
+            First = false;
+            Out += toJSON(E);
+          }
+        },
+        [&](int64_t Lo, int64_t Step, uint64_t Count) {
+          appendRange(Out, Lo, Step, Count, First);
+        });
     return Out + "]";
   }
   case ValueKind::Map: {
@@ -622,13 +854,6 @@ bool EnumInfo::hasMember(llvm::StringRef M) const {
   return std::find(Members.begin(), Members.end(), M) != Members.end();
 }
 
-const KnobInfo *EntityInfo::findKnob(llvm::StringRef Name) const {
-  for (const KnobInfo &K : Knobs)
-    if (K.Name == Name)
-      return &K;
-  return nullptr;
-}
-
 std::string Assignment::describeSite() const {
   switch (L) {
   case Level::Default:
@@ -649,6 +874,12 @@ std::string Assignment::describeSite() const {
     return "the command line";
   }
   return "?";
+}
+
+llvm::ArrayRef<Rendering> Cell::renderings() const {
+  if (Servers.empty())
+    return {};
+  return Servers.front().Renderings;
 }
 
 const ResolvedValue *Cell::find(llvm::StringRef Name) const {
@@ -673,9 +904,9 @@ const ResolvedValue *RecipeCells::find(const Cell &C,
 std::vector<const Assignment *>
 RecipeCells::assignmentsTo(llvm::StringRef Name) const {
   std::vector<const Assignment *> Out;
-  for (const auto &A : Assignments)
+  for (const Assignment *A : Assignments)
     if (A->Name == Name)
-      Out.push_back(A.get());
+      Out.push_back(A);
   std::stable_sort(Out.begin(), Out.end(),
                    [](const Assignment *A, const Assignment *B) {
                      return A->L < B->L;

@@ -13,9 +13,8 @@
 #include "arecipe/Runtime/SlurmExecutor.h"
 #include "arecipe/Runtime/StopRequest.h"
 
-#include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
-#include "arecipe/Codegen/Compile.h"
+#include "arecipe/Frontend/CompilerInstance.h"
 #include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/InstallLayout.h"
 #include "arecipe/Support/Json.h"
@@ -23,7 +22,6 @@
 #include "arecipe/Support/Utf8.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
@@ -145,18 +143,15 @@ static double parseTimeLimit(const std::string &Text) {
 /// Compiles the recipe at Path into plan JSON; nullopt after printing the
 /// recipe's diagnostics (file:line:col with carets) to stderr.
 static std::optional<std::string> compileRecipe(const std::string &Path) {
-  llvm::SourceMgr SM;
   arecipe::TextDiagnosticPrinter Printer(llvm::errs(), "arecipe-run");
-  arecipe::DiagnosticEngine Diags(SM, &Printer);
-  arecipe::codegen::CompileOptions Opts;
-  Opts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
-  Opts.StdRoot = arecipe::support::dataDir();
-  Opts.Sets.assign(Sets.begin(), Sets.end());
-  Opts.EvalMode = EvalMode;
-  Opts.Recipe = RecipeName;
-  std::optional<std::string> Text = arecipe::codegen::compileToPlanJSON(Path, Opts, SM, Diags);
-  Diags.finish();
-  return Text;
+  arecipe::frontend::CompilerInvocation Inv;
+  Inv.MainFile = Path;
+  Inv.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+  Inv.StdRoot = arecipe::support::dataDir();
+  Inv.Sets.assign(Sets.begin(), Sets.end());
+  Inv.EvalMode = EvalMode;
+  Inv.Recipe = RecipeName;
+  return arecipe::frontend::compileToPlanJSON(Inv, Printer);
 }
 
 static std::string ownDirectory() {

@@ -8,8 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "arecipe/AST/ASTContext.h"
-#include "arecipe/AST/Decl.h"
 #include "arecipe/AST/JSONDumper.h"
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/DiagnosticVerifier.h"
@@ -20,14 +18,13 @@
 #include "arecipe/Codegen/KnobTableEmitter.h"
 #include "arecipe/Codegen/PlanEmitter.h"
 #include "arecipe/Codegen/ShellEmitter.h"
-#include "arecipe/Parse/Parser.h"
+#include "arecipe/Frontend/CompilerInstance.h"
 #include "arecipe/Sema/Sema.h"
 #include "arecipe/Support/InstallLayout.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -107,6 +104,12 @@ cl::opt<unsigned> ErrorLimit("error-limit",
 cl::opt<bool> ListDiagnostics("list-diagnostics",
                               cl::desc("List every diagnostic id and level, then exit"),
                               cl::cat(Category));
+// For the test that keeps docs/language.md §6.7 and the compiler's table
+// in step: one "name<TAB>signature<TAB>doc" line per built-in.
+cl::opt<bool> ListBuiltins(
+    "list-builtins",
+    cl::desc("List every built-in function and constructor, then exit"),
+    cl::Hidden, cl::cat(Category));
 
 std::unique_ptr<DiagnosticConsumer> makePrinter() {
   if (DiagnosticsFormat == DiagFormat::JSON)
@@ -115,25 +118,36 @@ std::unique_ptr<DiagnosticConsumer> makePrinter() {
                                                  llvm::errs().has_colors());
 }
 
+int printBuiltinTable() {
+  for (const sema::BuiltinInfo &B : sema::listBuiltins())
+    llvm::outs() << B.Name << "\t" << B.Signature << "\t" << B.Doc << "\n";
+  return ExitOk;
+}
+
 int printDiagnosticTable() {
   for (const DiagInfo &Info : arecipe::listDiagnostics())
     llvm::outs() << Info.Name << " " << getLevelName(Info.Level) << "\n";
   return ExitOk;
 }
 
-std::optional<codegen::LaunchPlan> buildPlan(const sema::Compilation &Sema,
-                                             DiagnosticEngine &Diags) {
-  codegen::PlanOptions Opts;
-  Opts.Recipe = RecipeName;
-  return codegen::buildLaunchPlan(Sema, Opts, Diags);
+/// The invocation arecipec's options describe, for File.
+frontend::CompilerInvocation makeInvocation(const std::string &File) {
+  frontend::CompilerInvocation Inv;
+  Inv.MainFile = File;
+  Inv.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+  Inv.StdRoot = support::dataDir();
+  Inv.Sets.assign(Sets.begin(), Sets.end());
+  Inv.EvalMode = Mode == PlanMode::Eval;
+  Inv.Recipe = RecipeName;
+  Inv.ErrorLimit = Verify ? 0 : ErrorLimit;
+  return Inv;
 }
 
 /// Writes the requested output; false after an error was reported.
-bool emit(const ast::File &File, const llvm::SourceMgr &SM,
-          DiagnosticEngine &Diags, const sema::Compilation *Sema,
-          const sema::Compilation *Old = nullptr) {
+bool emit(frontend::CompilerInstance &CI, const sema::Compilation *Old) {
   if (SyntaxOnly || (Emit == EmitKind::Nothing && Explain.empty()))
     return true;
+  DiagnosticEngine &Diags = CI.getDiagnostics();
   std::error_code EC;
   llvm::raw_fd_ostream OS(OutputFilename, EC, llvm::sys::fs::OF_None);
   if (EC) {
@@ -143,33 +157,33 @@ bool emit(const ast::File &File, const llvm::SourceMgr &SM,
   }
   switch (Emit) {
   case EmitKind::AST:
-    ast::dumpJSON(File, SM, OS);
+    ast::dumpJSON(*CI.getAST(), CI.getSourceMgr(), OS);
     break;
   case EmitKind::Cells:
-    sema::emitCellsJSON(*Sema, OS);
+    sema::emitCellsJSON(CI.getSema(), OS);
     break;
   case EmitKind::Plan: {
-    std::optional<codegen::LaunchPlan> Plan = buildPlan(*Sema, Diags);
+    codegen::PlanLowering *Plan = CI.lowerPlan();
     if (!Plan)
       return false;
     codegen::emitPlan(*Plan, OS);
     break;
   }
   case EmitKind::Shell: {
-    std::optional<codegen::LaunchPlan> Plan = buildPlan(*Sema, Diags);
+    codegen::PlanLowering *Plan = CI.lowerPlan();
     if (!Plan)
       return false;
     codegen::emitShell(*Plan, OS);
     break;
   }
   case EmitKind::InferenceX:
-    codegen::emitInferenceX(*Sema, OS);
+    codegen::emitInferenceX(CI.getSema(), OS);
     break;
   case EmitKind::Table:
-    codegen::emitKnobTable(*Sema, OS);
+    codegen::emitKnobTable(CI.getSema(), OS);
     break;
   case EmitKind::Changelog:
-    codegen::emitChangelog(*Old, *Sema, OS);
+    codegen::emitChangelog(*Old, CI.getSema(), OS);
     break;
   case EmitKind::Nothing:
     break;
@@ -177,87 +191,61 @@ bool emit(const ast::File &File, const llvm::SourceMgr &SM,
   return true;
 }
 
-/// Parses the input and reports to Diags; returns the exit code.
-int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-      llvm::MemoryBuffer::getFileOrSTDIN(InputFilename, /*IsText=*/false);
-  if (!Buffer) {
-    Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file)
-        << InputFilename << Buffer.getError().message();
+/// Compiles the input (and `--against`'s file into the same diagnostics);
+/// returns the exit code. CI reports to the caller's consumer.
+int compile(frontend::CompilerInstance &CI) {
+  DiagnosticEngine &Diags = CI.getDiagnostics();
+  frontend::Status Parsed = CI.parse();
+  if (Parsed == frontend::Status::Unreadable)
     return ExitUsage;
-  }
-  unsigned BufferID = SM.AddNewSourceBuffer(std::move(*Buffer), llvm::SMLoc());
-  ast::ASTContext Ctx;
-  ast::File *File = parse::parseFile(SM, BufferID, Diags, Ctx);
-  if (!File || Diags.hasErrors())
+  if (Parsed != frontend::Status::Ok)
     return ExitRecipeErrors;
   if (SyntaxOnly || Emit == EmitKind::AST)
-    return emit(*File, SM, Diags, nullptr) ? ExitOk : ExitUsage;
-  sema::SemaOptions Opts;
-  Opts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
-  Opts.StdRoot = support::dataDir();
-  Opts.Sets.assign(Sets.begin(), Sets.end());
-  // An eval plan is the recipe with `mode = eval` at the command-line level:
-  // every knob that reads `mode` (the forced acceptance length) follows, and
-  // the plan's knobs show where the mode came from.
-  if (Mode == PlanMode::Eval)
-    Opts.Sets.push_back("mode=eval");
-  sema::Compilation Sema(SM, Diags, Ctx, std::move(Opts));
-  if (!Sema.run(BufferID, File))
+    return emit(CI, nullptr) ? ExitOk : ExitUsage;
+  if (CI.analyze() != frontend::Status::Ok)
     return ExitRecipeErrors;
-  // The older version is analysed like the input, in its own context.
-  ast::ASTContext OldCtx;
-  std::unique_ptr<sema::Compilation> Old;
+  // The older version is analysed like the input, into the same
+  // diagnostics; the --set options apply to it too.
+  std::unique_ptr<frontend::CompilerInstance> Old;
   if (Emit == EmitKind::Changelog) {
     if (Against.empty()) {
       Diags.report(llvm::SMLoc(), DiagID::err_changelog_needs_against);
       return ExitUsage;
     }
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> OldBuffer =
-        llvm::MemoryBuffer::getFile(Against, /*IsText=*/false);
-    if (!OldBuffer) {
-      Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file)
-          << Against << OldBuffer.getError().message();
+    frontend::CompilerInvocation OldInv = makeInvocation(Against);
+    // Only the new version is compiled with `--mode eval` (as always: the
+    // changelog then shows the mode's change as well).
+    OldInv.EvalMode = false;
+    Old = std::make_unique<frontend::CompilerInstance>(OldInv, CI);
+    frontend::Status OldStatus = Old->analyze();
+    if (OldStatus == frontend::Status::Unreadable)
       return ExitUsage;
-    }
-    unsigned OldID = SM.AddNewSourceBuffer(std::move(*OldBuffer), llvm::SMLoc());
-    ast::File *OldFile = parse::parseFile(SM, OldID, Diags, OldCtx);
-    if (!OldFile || Diags.hasErrors())
-      return ExitRecipeErrors;
-    sema::SemaOptions OldOpts;
-    OldOpts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
-    OldOpts.StdRoot = support::dataDir();
-    OldOpts.Sets.assign(Sets.begin(), Sets.end());
-    Old = std::make_unique<sema::Compilation>(SM, Diags, OldCtx, std::move(OldOpts));
-    if (!Old->run(OldID, OldFile))
+    if (OldStatus != frontend::Status::Ok)
       return ExitRecipeErrors;
   }
   if (!Explain.empty()) {
-    if (!sema::explainKnob(Sema, Explain, ExplainConc, llvm::outs(), Diags))
+    if (!sema::explainKnob(CI.getSema(), Explain, ExplainConc, llvm::outs(),
+                           Diags))
       return ExitRecipeErrors;
     if (Emit == EmitKind::Nothing)
       return ExitOk;
   }
-  if (!emit(*File, SM, Diags, &Sema, Old.get()))
+  if (!emit(CI, Old ? &Old->getSema() : nullptr))
     return Diags.hasErrors() && Emit != EmitKind::Cells ? ExitRecipeErrors
                                                          : ExitUsage;
   return ExitOk;
 }
 
-int runVerify(llvm::SourceMgr &SM) {
+int runVerify() {
   DiagnosticVerifier Verifier;
-  int Status;
-  {
-    DiagnosticEngine Diags(SM, &Verifier);
-    Diags.setErrorLimit(0);
-    Status = compile(SM, Diags);
-    Diags.finish();
-  }
+  frontend::CompilerInstance CI(makeInvocation(InputFilename), &Verifier);
+  int Status = compile(CI);
+  CI.getDiagnostics().finish();
   if (Status == ExitUsage)
     return ExitUsage;
   std::unique_ptr<DiagnosticConsumer> Printer = makePrinter();
-  DiagnosticEngine Out(SM, Printer.get());
-  bool Matched = Verifier.verify(SM, Out);
+  DiagnosticEngine Out(CI.getSourceMgr(), Printer.get());
+  bool Matched = Verifier.verify(CI.getSourceMgr(), Out);
   Out.finish();
   return Matched ? ExitOk : ExitRecipeErrors;
 }
@@ -275,19 +263,21 @@ int main(int argc, char **argv) {
     return ExitUsage;
   if (ListDiagnostics)
     return printDiagnosticTable();
+  if (ListBuiltins)
+    return printBuiltinTable();
 
-  llvm::SourceMgr SM;
-  SM.setIncludeDirs(std::vector<std::string>(IncludeDirs.begin(), IncludeDirs.end()));
   if (Verify && !InputFilename.empty())
-    return runVerify(SM);
+    return runVerify();
   std::unique_ptr<DiagnosticConsumer> Printer = makePrinter();
-  DiagnosticEngine Diags(SM, Printer.get());
-  Diags.setErrorLimit(ErrorLimit);
-  int Status = ExitUsage;
-  if (InputFilename.empty())
+  if (InputFilename.empty()) {
+    llvm::SourceMgr SM;
+    DiagnosticEngine Diags(SM, Printer.get());
     Diags.report(llvm::SMLoc(), DiagID::err_no_input_file);
-  else
-    Status = compile(SM, Diags);
-  Diags.finish();
+    Diags.finish();
+    return ExitUsage;
+  }
+  frontend::CompilerInstance CI(makeInvocation(InputFilename), Printer.get());
+  int Status = compile(CI);
+  CI.getDiagnostics().finish();
   return Status;
 }

@@ -85,11 +85,75 @@ TEST(ValueTest, RenderingFollowsTheLanguage) {
             "{\"a\":true,\"z\":1}");
 }
 
-TEST(ValueTest, RangesExpandBothWays) {
-  EXPECT_EQ(expandRange(2, 5, 1), (std::vector<int64_t>{2, 3, 4, 5}));
-  EXPECT_EQ(expandRange(0, 64, 32), (std::vector<int64_t>{0, 32, 64}));
-  EXPECT_EQ(expandRange(5, 2, -2), (std::vector<int64_t>{5, 3}));
-  EXPECT_TRUE(expandRange(5, 2, 1).empty());
+/// The list `[Lo .. Hi step Step]`.
+Value rangeList(int64_t Lo, int64_t Hi, int64_t Step) {
+  ListBuilder B;
+  B.addRange(Lo, Hi, Step);
+  return B.take();
+}
+
+TEST(ValueTest, RangesInListsGoBothWays) {
+  EXPECT_EQ(rangeList(2, 5, 1).str(), "[2, 3, 4, 5]");
+  EXPECT_EQ(rangeList(0, 64, 32).str(), "[0, 32, 64]");
+  EXPECT_EQ(rangeList(5, 2, -2).str(), "[5, 3]");
+  EXPECT_EQ(rangeList(5, 2, 1).listSize(), 0u);
+  EXPECT_EQ(rangeSize(INT64_MIN, INT64_MAX, 1), UINT64_MAX);
+}
+
+TEST(ValueTest, ARangeInAListIsNeverMaterialised) {
+  // A million elements cost three numbers; their size counts them all.
+  Value L = rangeList(1, 1000000, 1);
+  EXPECT_EQ(L.listSize(), 1000000u);
+  EXPECT_EQ(L.size(), 1000000u);
+  EXPECT_EQ(L.element(0).getInt(), 1);
+  EXPECT_EQ(L.element(999999).getInt(), 1000000);
+  EXPECT_TRUE(L.asIntRange());
+  // Mixed runs: explicit values around a range.
+  ListBuilder B;
+  B.add(Value::integer(7));
+  B.addRange(1, 3, 1);
+  B.add(Value::string("abc"));
+  Value M = B.take();
+  EXPECT_EQ(M.str(), "[7, 1, 2, 3, \"abc\"]");
+  EXPECT_EQ(M.size(), 7u); // four numbers and three bytes
+  EXPECT_EQ(*renderValue(M), "[7,1,2,3,\"abc\"]");
+  EXPECT_EQ(toJSON(M), "[7,1,2,3,\"abc\"]");
+}
+
+TEST(ValueTest, ListsCompareByElements) {
+  EXPECT_EQ(rangeList(1, 4, 1),
+            Value::list({Value::integer(1), Value::integer(2),
+                         Value::integer(3), Value::integer(4)}));
+  EXPECT_NE(rangeList(1, 4, 1), rangeList(1, 7, 2));
+  EXPECT_EQ(rangeList(1, 1, 1), rangeList(1, 8, 8)); // one element each
+  EXPECT_NE(rangeList(1, 4, 1), rangeList(1, 5, 1));
+  EXPECT_EQ(rangeList(1, 3, 1),
+            Value::list({Value::number(Rational(1)), Value::integer(2),
+                         Value::integer(3)}));
+}
+
+TEST(ValueTest, ConformingListIsSharedNotCopied) {
+  Value L = rangeList(1, 512, 1);
+  std::optional<Value> Ints = conformTo(L, Type::listOf(Type::of(Type::Int)));
+  ASSERT_TRUE(Ints);
+  EXPECT_TRUE(Ints->isSameAs(L));
+  std::optional<Value> Floats =
+      conformTo(L, Type::listOf(Type::of(Type::Float)));
+  ASSERT_TRUE(Floats);
+  EXPECT_EQ(Floats->element(511).kind(), ValueKind::Float);
+  EXPECT_EQ(*Floats, L);
+  EXPECT_FALSE(conformTo(L, Type::listOf(Type::of(Type::String))));
+}
+
+TEST(ValueTest, SizeCountsBytesAndElements) {
+  EXPECT_EQ(Value::integer(5).size(), 1u);
+  EXPECT_EQ(Value::string("hello").size(), 5u);
+  Value S = Value::string(std::string(1000, 'x'));
+  // Copies share the string; the list's size counts each copy.
+  Value L = Value::list({S, S, S});
+  EXPECT_EQ(L.size(), 3000u);
+  Value M = Value::map({{Value::string("k"), L}});
+  EXPECT_EQ(M.size(), 3001u);
 }
 
 TEST(ValueTest, NumbersCompareAcrossIntAndFloat) {

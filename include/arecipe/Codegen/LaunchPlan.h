@@ -1,25 +1,30 @@
 //===- LaunchPlan.h - The launch plan as the compiler builds it -*- C++ -*-===//
 //
 // Lowering of Sema's resolved cells (Cell.h) to the launch plan of
-// docs/plan-schema.md: per cell the processes of its topology with argv
-// lists, environment, GPUs, ports and readiness, the typed pre-flight
-// actions, the client and the validity rules. Every value is final; the
-// emitters (PlanEmitter for JSON, ShellEmitter for bash) only print it, so
-// the two outputs cannot disagree. It reads Sema's cells, never the syntax
-// tree, and reports what a recipe leaves out (no scenario, no trace, a value
-// with no rendering) to the diagnostics engine.
+// docs/plan-schema.md, as typed structures: per cell the processes of its
+// topology with argv lists, environment, GPUs, ports and readiness, one
+// struct per pre-flight action, the client with its workload, and the
+// validity rules. Every value is final; the emitters (PlanEmitter for JSON,
+// ShellEmitter for bash) only print it, so the two outputs cannot disagree,
+// and a field an emitter reads exists by construction (no lookup by key).
+// It reads Sema's cells, never the syntax tree, and reports what a recipe
+// leaves out (no scenario, no trace, a value with no rendering) to the
+// diagnostics engine.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ARECIPE_CODEGEN_LAUNCHPLAN_H
 #define ARECIPE_CODEGEN_LAUNCHPLAN_H
 
-#include "nlohmann/json.hpp"
+#include "arecipe/Basic/Rational.h"
+#include "arecipe/Sema/Cell.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace arecipe {
@@ -30,21 +35,91 @@ class Compilation;
 
 namespace codegen {
 
-/// JSON with keys kept in insertion order: plans list keys in the order
-/// docs/plan-schema.md gives.
-using OrderedJSON = nlohmann::ordered_json;
+/// A number of the plan (seconds, fractions): exact; printed as a JSON
+/// integer when whole, else as the nearest double.
+using PlanNumber = Rational;
+
+/// Where a knob's value was assigned: `file:line:col` of the assignment
+/// (none for built-in defaults) and its precedence level.
+struct KnobOrigin {
+  struct Position {
+    std::string File;
+    unsigned Line = 0;
+    unsigned Col = 0;
+  };
+  std::optional<Position> Where;
+  sema::Level Level = sema::Level::Default;
+};
 
 struct PlanKnob {
   std::string Name;
-  OrderedJSON Value;
-  OrderedJSON Origin; ///< {file, line, col, level}; only level when built in.
+  sema::Value Value;
+  KnobOrigin Origin;
 };
 
-/// One pre-flight action: its `action` name and its fields, in schema order.
-struct PreflightStep {
-  std::string Action;
-  OrderedJSON Fields;
+/// The pre-flight actions of docs/plan-schema.md, one struct each, fields
+/// in schema order; Action is the plan's `action`.
+namespace preflight {
+struct UnsetEnv {
+  static constexpr const char *Action = "unset_env";
+  std::vector<std::string> Names;
 };
+struct RequireVersion {
+  static constexpr const char *Action = "require_version";
+  enum class OnMismatch { Warn, Fail };
+  std::string Tool;
+  /// The command that prints the installed version.
+  std::vector<std::string> Probe;
+  std::string Pattern;
+  OnMismatch OnMismatchDo = OnMismatch::Warn;
+};
+struct StageModel {
+  static constexpr const char *Action = "stage_model";
+  std::string Repo;
+  int64_t Attempts = 0;
+  PlanNumber DelayS;
+  // `env` is always empty.
+};
+struct CheckPaths {
+  static constexpr const char *Action = "check_paths";
+  enum class Nodes { All, Rank0 };
+  std::vector<std::string> Paths;
+  Nodes On = Nodes::All;
+};
+struct WaitCleanGpus {
+  static constexpr const char *Action = "wait_clean_gpus";
+  PlanNumber MaxUsedFraction;
+  PlanNumber TimeoutS;
+  int64_t PollS = 0;
+};
+struct PrepareCache {
+  static constexpr const char *Action = "prepare_cache";
+  std::string Dir;
+  std::optional<std::string> FromImagePath;
+  std::string Scope;
+  // `fallback` is always "private".
+};
+struct VerifyImport {
+  static constexpr const char *Action = "verify_import";
+  std::string Package;
+  std::vector<std::string> Python; ///< The interpreter's argv.
+  std::string ExpectPrefix;
+};
+struct RunStep {
+  static constexpr const char *Action = "run";
+  std::vector<std::string> Argv;
+  PlanNumber TimeoutS;
+};
+} // namespace preflight
+
+using PreflightStep =
+    std::variant<preflight::UnsetEnv, preflight::RequireVersion,
+                 preflight::StageModel, preflight::CheckPaths,
+                 preflight::WaitCleanGpus, preflight::PrepareCache,
+                 preflight::VerifyImport, preflight::RunStep>;
+
+/// The plan's `action` of a step: "unset_env", "require_version", ...
+const char *actionName(const PreflightStep &Step);
 
 struct ProcessSpec {
   std::string Name;
@@ -58,17 +133,38 @@ struct ProcessSpec {
   /// Endpoint paths in schema order; absent for a headless worker.
   std::optional<std::vector<std::pair<std::string, std::string>>> Endpoints;
   std::vector<std::string> After;
-  OrderedJSON StartupTimeoutS, StallTimeoutS;
+  PlanNumber StartupTimeoutS, StallTimeoutS;
   std::optional<std::string> RequiresModel;
   bool ServesApi = false;
+};
+
+struct AgenticWorkload {
+  std::string Trace;
+  PlanNumber DurationS;
+  PlanNumber WarmupS;
+  PlanNumber MaxFailedFraction;
+};
+
+struct FixedWorkload {
+  int64_t Isl = 0, Osl = 0;
+  PlanNumber RangeRatio;
+  int64_t NumPrompts = 0;
+  int64_t Warmup = 0; ///< Requests.
+  // `ignore_eos` is always true.
+  PlanNumber RequestRate; ///< 0: closed loop.
 };
 
 struct ClientSpec {
   std::string Target;
   std::string ServedModelName;
   int64_t Concurrency = 0;
-  OrderedJSON Workload;
+  /// Empty only when lowering failed (no scenario or trace).
+  std::variant<std::monostate, AgenticWorkload, FixedWorkload> Workload;
   std::optional<std::string> SessionHeader;
+};
+
+struct ProfileWindow {
+  PlanNumber StartS, DurationS;
 };
 
 struct PlanCell {
@@ -83,12 +179,20 @@ struct PlanCell {
   std::vector<PreflightStep> Preflight;
   std::vector<ProcessSpec> Processes;
   ClientSpec Client;
-  std::vector<std::pair<OrderedJSON, OrderedJSON>> Profile; ///< start_s, duration_s
-  OrderedJSON MaxErrorRate;
+  std::vector<ProfileWindow> Profile;
+  PlanNumber MaxErrorRate;
   std::optional<std::string> RequiredMetricPrefix;
 };
 
-struct LaunchPlan {
+struct SlurmSpec {
+  std::optional<std::string> Partition, Account;
+  std::optional<PlanNumber> TimeLimitS;
+  /// A list of nodes or a count; none: "auto".
+  std::optional<sema::Value> Nodelist;
+};
+
+/// What the plan says once, before its cells.
+struct PlanHeader {
   std::string RecipeName, RecipeFile, Mode;
   std::string ModelId, ModelPath;
   std::optional<std::string> Image;
@@ -97,8 +201,7 @@ struct LaunchPlan {
   std::string VisibleDevicesEnv, Smi, HardwareProfile;
   std::string EngineName;
   std::optional<std::string> MetricPrefix;
-  OrderedJSON Slurm; ///< null or {partition, account, time_limit_s, nodelist}
-  std::vector<PlanCell> Cells; ///< Ascending concurrency, then recipe order.
+  std::optional<SlurmSpec> Slurm;
 };
 
 struct PlanOptions {
@@ -107,11 +210,39 @@ struct PlanOptions {
   std::string Recipe;
 };
 
-/// Lowers the analysed recipes of C. Returns nullopt after reporting to
-/// Diags when a recipe cannot become a complete plan.
-std::optional<LaunchPlan> buildLaunchPlan(const sema::Compilation &C,
-                                          const PlanOptions &Opts,
-                                          DiagnosticEngine &Diags);
+/// Lowers the analysed recipes of a compilation into the plan one cell at
+/// a time, so the emitters write a plan of any number of cells without
+/// holding it whole: memory follows the largest cell, not the plan.
+class PlanLowering {
+public:
+  PlanLowering(const sema::Compilation &C, PlanOptions Opts,
+               DiagnosticEngine &Diags);
+  ~PlanLowering();
+  PlanLowering(const PlanLowering &) = delete;
+  PlanLowering &operator=(const PlanLowering &) = delete;
+
+  /// Lowers every cell once and reports to Diags whatever keeps the plan
+  /// from being complete (no scenario, a value with no rendering, recipes
+  /// that cannot share one plan). Returns false after reporting; the
+  /// cells may be lowered for output only when it returned true, so a
+  /// plan with a mistake is never partly written.
+  bool check();
+
+  const PlanHeader &header() const;
+  /// The number of cells, ascending concurrency, then recipe order.
+  size_t size() const;
+  /// Cell I, lowered now (after check() returned true).
+  PlanCell cell(size_t I);
+  /// Cell I's id (`c14`, or `recipe.c14` in a plan of several recipes),
+  /// concurrency and recipe, without lowering it.
+  std::string cellId(size_t I) const;
+  int64_t cellConc(size_t I) const;
+  const std::string &cellRecipe(size_t I) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
 
 } // namespace codegen
 } // namespace arecipe

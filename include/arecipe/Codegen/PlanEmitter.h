@@ -1,10 +1,11 @@
 //===- PlanEmitter.h - `arecipec --emit plan` ------------------*- C++ -*-===//
 //
-// Writes a LaunchPlan as the JSON of docs/plan-schema.md
+// Writes a launch plan as the JSON of docs/plan-schema.md
 // (`"schema": "arecipe.plan/v1"`): keys in the order the schema lists them,
 // two-space indentation, one argv element per line, a newline at the end.
-// Same plan, same bytes: nothing here reads the clock, the environment or
-// the file system.
+// The cells are lowered and written one at a time, so a plan of 10,000
+// cells is never whole in memory. Same plan, same bytes: nothing here reads
+// the clock, the environment or the file system.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,17 +14,33 @@
 
 #include "arecipe/Codegen/LaunchPlan.h"
 
+#include "nlohmann/json.hpp"
+
 namespace llvm {
 class raw_ostream;
 }
 
 namespace arecipe::codegen {
 
-/// The plan as an ordered JSON document (the shell emitter's print mode is
-/// checked against it).
-OrderedJSON toPlanJSON(const LaunchPlan &Plan);
+/// JSON with keys kept in insertion order: plans list keys in the order
+/// docs/plan-schema.md gives.
+using OrderedJSON = nlohmann::ordered_json;
 
-void emitPlan(const LaunchPlan &Plan, llvm::raw_ostream &OS);
+/// A plan number as the plan writes it: a JSON integer when whole, else
+/// the nearest double.
+OrderedJSON toJSON(const PlanNumber &N);
+/// The same number's text ("600", "0.01"), for the shell launcher.
+std::string toText(const PlanNumber &N);
+
+/// One cell as the plan's `cells` array holds it.
+OrderedJSON toJSON(const PlanCell &C);
+
+/// The plan's header as a document whose `cells` array is empty.
+OrderedJSON toJSON(const PlanHeader &H);
+
+/// Writes the plan, lowering and writing one cell at a time (after
+/// Plan.check() returned true).
+void emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS);
 
 } // namespace arecipe::codegen
 

@@ -1,6 +1,6 @@
 //===- ShellEmitter.h - `arecipec --emit sh` -------------------*- C++ -*-===//
 //
-// Writes a LaunchPlan as one standalone bash launcher for clusters where
+// Writes a launch plan as one standalone bash launcher for clusters where
 // only a script can go: a `case` over the cells (a concurrency or a cell
 // id), each cell a function that runs the plan's pre-flight actions, starts
 // this node's processes (NODE_RANK) with their argv and environment, waits
@@ -26,7 +26,9 @@ class raw_ostream;
 
 namespace arecipe::codegen {
 
-void emitShell(const LaunchPlan &Plan, llvm::raw_ostream &OS);
+/// Writes the launcher, lowering one cell at a time (after Plan.check()
+/// returned true).
+void emitShell(PlanLowering &Plan, llvm::raw_ostream &OS);
 
 } // namespace arecipe::codegen
 

@@ -5,9 +5,10 @@
 // provenance (the assignment that defined it, its precedence level, and the
 // names its formula read), the band holding the cell, the cell whose server
 // it runs (`server = cell(N)`), the GPUs and nodes it occupies and the
-// engine renderings that apply in it. Codegen reads these structures and
-// nothing else from Sema; they hold no parse-tree types and are not changed
-// after analysis.
+// engine renderings that apply in it. Codegen and `--explain` read these
+// structures and nothing else from Sema; they hold no syntax tree and no
+// evaluation state (Sema keeps that in lib/Sema/SemaState.h, in objects
+// derived from these), and are not changed after analysis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 
 #include "arecipe/Sema/Value.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/SMLoc.h"
 
 #include <map>
@@ -25,17 +27,7 @@
 #include <vector>
 
 namespace arecipe {
-namespace ast {
-class EntityDecl;
-class Expr;
-class KnobStmt;
-class BandStmt;
-class AtConcStmt;
-} // namespace ast
-
 namespace sema {
-
-struct Module;
 
 /// Precedence levels, lowest first (docs/language.md §7.2). ServerFrom
 /// marks a value a cell took from the cell named by `server = cell(N)`.
@@ -58,80 +50,50 @@ struct EnumInfo {
   bool hasMember(llvm::StringRef M) const;
 };
 
-/// One render clause of a knob (`-> flag "--max-num-seqs" if draft > 0`).
-struct RenderInfo {
-  enum Kind : uint8_t { Flag, Switch, Arg, Env, Json };
-  Kind K;
-  std::string Target; ///< The flag or variable; empty for `arg`.
-  std::string Key;    ///< JSON member for `json`.
-  const ast::Expr *Cond = nullptr;
-};
-
-struct KnobInfo {
-  std::string Name;
-  Type Ty;
-  const ast::KnobStmt *Stmt = nullptr;
-  std::vector<RenderInfo> Renders;
-};
-
 /// A hardware, model or engine declaration with its constant fields.
 struct EntityInfo {
   enum Kind : uint8_t { Recipe, Hardware, Engine, Model };
   Kind K;
   std::string Name;
-  const ast::EntityDecl *Decl = nullptr;
-  Module *Owner = nullptr;
-  /// Constant fields (`gpus_per_node`, `id`, `command`, `endpoints.health`),
-  /// filled on first use.
+  /// Constant fields (`gpus_per_node`, `id`, `command`, `endpoints.health`).
   std::map<std::string, Value> Fields;
-  std::map<std::string, llvm::SMRange> FieldLocs;
-  bool FieldsEvaluated = false;
-  bool Evaluating = false;
-  std::vector<KnobInfo> Knobs; ///< Engines only, in declaration order.
 
-  const KnobInfo *findKnob(llvm::StringRef Name) const;
+protected:
+  EntityInfo() = default; ///< Made by Sema only.
 };
 
-struct BandInfo;
-struct AtConcInfo;
+/// A band of a recipe.
+struct BandInfo {
+  std::string Name;
+  llvm::SMRange NameRange;
+  std::vector<int64_t> Concs; ///< Concurrencies the band matches.
+};
+
+/// An `at conc` block of a recipe.
+struct AtConcInfo {
+  std::vector<int64_t> Concs; ///< The recipe's concurrencies it names.
+};
 
 /// One assignment that may define a name in some cells.
 struct Assignment {
   std::string Name; ///< "window", "env.PYTHONHASHSEED", "client.warmup".
   Level L = Level::Recipe;
-  const ast::Expr *ValueExpr = nullptr; ///< Null for built-ins and --set.
-  std::optional<Value> Literal;         ///< Built-in defaults and --set.
-  llvm::SMRange Range;                  ///< The whole statement.
+  llvm::SMRange Range; ///< The whole statement.
   llvm::SMRange NameRange;
-  Module *M = nullptr; ///< Where names in ValueExpr are looked up.
+  /// The formula as written; invalid for built-in defaults.
+  llvm::SMRange FormulaRange;
+  std::optional<Value> Literal; ///< Built-in defaults and `cell(N)`.
   const BandInfo *Band = nullptr;
   const AtConcInfo *At = nullptr;
   bool IsLet = false;
   bool IsKnobDefault = false;
-  /// Cells (by concurrency) where this assignment gave the value.
-  std::vector<int64_t> EffectiveIn;
-  /// Why it did not take effect where it applied, for the dead-assignment
-  /// warning: the first assignment that shadowed it.
-  const Assignment *ShadowedBy = nullptr;
-  int64_t ShadowedInServerOf = 0; ///< Non-zero: shadowed by cell(N).
 
   /// "band 'mid'", "'at conc 14'", "the recipe body", "the engine default",
   /// "the command line".
   std::string describeSite() const;
-};
 
-struct BandInfo {
-  std::string Name;
-  const ast::BandStmt *Stmt = nullptr;
-  llvm::SMRange NameRange;
-  std::vector<int64_t> Concs; ///< Concurrencies the band matches.
-};
-
-struct AtConcInfo {
-  const ast::AtConcStmt *Stmt = nullptr;
-  std::vector<int64_t> Concs;
-  const Assignment *Server = nullptr; ///< `server = cell(N)` in this block.
-  int64_t ServerConc = 0;
+protected:
+  Assignment() = default; ///< Made by Sema only.
 };
 
 /// A resolved value with its provenance.
@@ -187,17 +149,16 @@ struct Cell {
   std::map<std::string, ResolvedValue> Values; ///< Sorted by name.
   int64_t Gpus = 0;
   int64_t Nodes = 0;
-  /// The renderings of the first server process (what `--emit cells`
-  /// shows); every process's own are in Servers.
-  std::vector<Rendering> Renderings;
   std::vector<ServerProcess> Servers; ///< Prefill servers before decode.
   std::vector<PreflightAction> Preflight; ///< Recipe, band, then at conc.
   /// The utilization of the `dram_budget(u)` a value of this cell used
   /// (the InferenceX `dram-utilization`); for `server = cell(N)`, N's.
   std::optional<Rational> DramUtilization;
-  bool HasErrors = false;
 
   const ResolvedValue *find(llvm::StringRef Name) const;
+  /// The renderings of the first server process (what `--emit cells`
+  /// shows); every process's own are in Servers.
+  llvm::ArrayRef<Rendering> renderings() const;
 };
 
 /// Everything Sema knows about one recipe after analysis.
@@ -213,9 +174,9 @@ struct RecipeCells {
   /// that every cell's formulas share, not a value of each cell (a copy per
   /// cell made N cells cost N^2 time and memory, F12).
   ResolvedValue ConcurrencyValue;
-  std::vector<std::unique_ptr<BandInfo>> Bands;
-  std::vector<std::unique_ptr<AtConcInfo>> Ats;
-  std::vector<std::unique_ptr<Assignment>> Assignments; ///< Source order.
+  /// Every assignment of the recipe, the engine defaults and the
+  /// command line's, in the order Sema met them.
+  std::vector<const Assignment *> Assignments;
   std::vector<Cell> Cells; ///< Ascending concurrency.
 
   const Cell *findCell(int64_t Conc) const;

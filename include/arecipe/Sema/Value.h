@@ -4,9 +4,11 @@
 // a cell (int, exact float, bool, string, quantity, enum member, list, map,
 // range, a declaration, a constructor record such as `agentic(...)`, a
 // `cell(N)` server reference, or none), and the declared types knobs and
-// fields are checked against. Values are immutable and cheap to copy (lists
-// and maps share their elements). Nothing here evaluates syntax or reports
-// diagnostics; it only renders, compares and converts.
+// fields are checked against. Values are immutable and cheap to copy: 32
+// bytes, and a copy shares the contents (strings, lists, maps) of the
+// original; a list keeps a range written in it as the range. Nothing here
+// evaluates syntax or reports diagnostics; it only renders, compares and
+// converts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,11 +18,16 @@
 #include "arecipe/Basic/Quantity.h"
 #include "arecipe/Basic/Rational.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/iterator_range.h"
 
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,6 +35,7 @@ namespace arecipe::sema {
 
 struct EnumInfo;
 struct EntityInfo;
+struct Type;
 
 enum class ValueKind : uint8_t {
   None,
@@ -71,25 +79,70 @@ public:
 
   int64_t getInt() const { return I; }
   /// Int or Float as an exact rational.
-  Rational getNumber() const { return Kind == ValueKind::Int ? Rational(I) : F; }
-  bool getBool() const { return B; }
-  const std::string &getString() const { return S; } ///< Also enum member.
-  const Quantity &getQuantity() const { return Q; }
+  Rational getNumber() const;
+  bool getBool() const { return I != 0; }
+  const std::string &getString() const; ///< Also enum member.
+  const Quantity &getQuantity() const;
   const EnumInfo *getEnum() const { return Enum; }
-  const std::vector<Value> &getElements() const { return *Elems; }
   /// Map entries in source order; record fields in argument order.
-  const std::vector<std::pair<Value, Value>> &getEntries() const {
-    return *Entries;
-  }
-  int64_t getLo() const { return Lo; }
-  int64_t getHi() const { return Hi; }
-  int64_t getStep() const { return Step; }
+  const std::vector<std::pair<Value, Value>> &getEntries() const;
+  int64_t getLo() const;
+  int64_t getHi() const;
+  int64_t getStep() const;
   const EntityInfo *getEntity() const { return Entity; }
-  const std::string &getRecordName() const { return S; }
+  const std::string &getRecordName() const;
   int64_t getServerConc() const { return I; }
+
+  /// A list's elements, in order. A range written in a list (`[2 ..
+  /// graph_max]`) is kept as its bounds, never as one value per element,
+  /// so element() computes it.
+  size_t listSize() const;
+  Value element(size_t Index) const;
+  class ElementIterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Value;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Value;
+    ElementIterator(const Value *List, size_t Index)
+        : List(List), Index(Index) {}
+    Value operator*() const { return List->element(Index); }
+    ElementIterator &operator++() {
+      ++Index;
+      return *this;
+    }
+    bool operator==(const ElementIterator &O) const { return Index == O.Index; }
+    bool operator!=(const ElementIterator &O) const { return Index != O.Index; }
+
+  private:
+    const Value *List;
+    size_t Index;
+  };
+  llvm::iterator_range<ElementIterator> elements() const {
+    return {ElementIterator(this, 0), ElementIterator(this, listSize())};
+  }
+  /// How many of a list's elements are held one by one (not in a range).
+  size_t listStoredElements() const;
+  /// Walks a list in order: Run for each run of values held one by one,
+  /// Range for each range of integers (first, step, count) -- for a caller
+  /// that renders millions of elements without making a Value of each.
+  void
+  forEachRun(llvm::function_ref<void(llvm::ArrayRef<Value>)> Run,
+             llvm::function_ref<void(int64_t Lo, int64_t Step, uint64_t Count)>
+                 Range) const;
+  /// The list as one range of integers (lo, step, count) when that is all
+  /// it holds.
+  std::optional<std::tuple<int64_t, int64_t, uint64_t>> asIntRange() const;
 
   /// A record field or map entry by string key, or null.
   const Value *lookup(llvm::StringRef Key) const;
+
+  /// How large the value is for the language's limits (docs/language.md
+  /// §9): a string counts its bytes, a list or map the sizes of its
+  /// elements (keys and values), nested ones included; any other value 1.
+  /// Saturates at UINT64_MAX.
+  uint64_t size() const;
 
   /// The type as users read it: "int", "size", "list", "enum 'mode'".
   std::string describeType() const;
@@ -100,25 +153,51 @@ public:
   friend bool operator==(const Value &L, const Value &R);
   friend bool operator!=(const Value &L, const Value &R) { return !(L == R); }
 
+  struct Payload;
+  friend class ListBuilder;
+  friend std::optional<Value> conformTo(const Value &V, const Type &T);
+  /// Whether O is this very value (a copy of it), not just an equal one.
+  bool isSameAs(const Value &O) const {
+    return Kind == O.Kind && I == O.I && P == O.P;
+  }
+
 private:
   ValueKind Kind = ValueKind::None;
-  int64_t I = 0;
-  bool B = false;
-  Rational F;
-  Quantity Q;
-  std::string S;
-  const EnumInfo *Enum = nullptr;
-  const EntityInfo *Entity = nullptr;
-  std::shared_ptr<const std::vector<Value>> Elems;
-  std::shared_ptr<const std::vector<std::pair<Value, Value>>> Entries;
-  int64_t Lo = 0, Hi = 0, Step = 1;
+  // Small values are held inline; everything else (strings, exact
+  // numbers, quantities, lists, maps, ranges) in a shared, immutable
+  // payload, so copying a value -- into every cell, into a rendering --
+  // never copies its contents.
+  union {
+    int64_t I = 0; ///< Int, Bool (0 or 1), Server.
+    const EnumInfo *Enum;
+    const EntityInfo *Entity;
+  };
+  std::shared_ptr<const Payload> P;
+};
+
+/// Builds a list from single values and integer ranges; a range stays its
+/// three numbers however many elements it has.
+class ListBuilder {
+public:
+  ListBuilder();
+  ~ListBuilder();
+  void add(Value V);
+  /// Appends Lo, Lo + Step, ... up to Hi (inclusive); the range must not be
+  /// empty (docs/language.md §6.5).
+  void addRange(int64_t Lo, int64_t Hi, int64_t Step);
+  /// Appends the Count elements Lo, Lo + Step, ...
+  void addSteps(int64_t Lo, int64_t Step, uint64_t Count);
+  /// Elements so far.
+  uint64_t size() const;
+  Value take();
+
+private:
+  std::shared_ptr<Value::Payload> P;
 };
 
 /// Numeric values compare by number (8 == 8.0), others by kind and content.
 bool operator==(const Value &L, const Value &R);
 
-/// The elements of a range, ascending or descending by its step.
-std::vector<int64_t> expandRange(int64_t Lo, int64_t Hi, int64_t Step);
 /// How many elements the range has, without materialising it (saturates at
 /// UINT64_MAX).
 uint64_t rangeSize(int64_t Lo, int64_t Hi, int64_t Step);
