@@ -60,7 +60,7 @@ struct EnumInfo {
 
 /// One render clause of a knob (`-> flag "--max-num-seqs" if draft > 0`).
 struct RenderInfo {
-  enum Kind : uint8_t { Flag, Switch, Arg, Env, Json };
+  enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
   Kind K;
   std::string Target; ///< The flag or variable; empty for `arg`.
   std::string Key;    ///< JSON member for `json`.
@@ -76,7 +76,7 @@ struct KnobInfo {
 
 /// A hardware, model or engine declaration with its constant fields.
 struct EntityInfo {
-  enum Kind : uint8_t { Recipe, Hardware, Engine, Model };
+  enum Kind : uint8_t { Recipe, Hardware, Engine, Model, Router, Service };
   Kind K;
   std::string Name;
   const ast::EntityDecl *Decl = nullptr;
@@ -150,7 +150,7 @@ struct ResolvedValue {
 /// A rendering that applies in a cell: a knob's render clause whose
 /// condition holds, or an item of an `emit` block whose condition holds.
 struct Rendering {
-  enum Kind : uint8_t { Flag, Switch, Arg, Env, Json };
+  enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
   Kind K;
   std::string Target; ///< Flag or environment variable.
   std::string Key;    ///< JSON member, for Json.
