@@ -136,8 +136,9 @@ private:
 
 class Dumper {
 public:
-  Dumper(const llvm::SourceMgr &SM, llvm::raw_ostream &OS)
-      : SM(SM), J(OS) {}
+  Dumper(const llvm::SourceMgr &SM, llvm::raw_ostream &OS,
+         const DumpOptions &Opts)
+      : SM(SM), J(OS), Opts(Opts) {}
 
   void file(const File &F) {
     J.object([&] {
@@ -156,13 +157,15 @@ public:
 
 private:
   std::string loc(llvm::SMLoc L) {
-    if (!L.isValid())
+    if (!L.isValid() || !Opts.Locations)
       return "";
     auto [Line, Col] = SM.getLineAndColumn(L);
     return std::to_string(Line) + ":" + std::to_string(Col);
   }
 
-  std::string range(SMRange R) { return loc(R.Start) + "-" + loc(R.End); }
+  std::string range(SMRange R) {
+    return Opts.Locations ? loc(R.Start) + "-" + loc(R.End) : "";
+  }
 
   void header(const Node &N) {
     J.attribute("kind", getKindName(N.getKind()));
@@ -517,12 +520,13 @@ private:
 
   const llvm::SourceMgr &SM;
   JSONWriter J;
+  const DumpOptions &Opts;
 };
 
 } // namespace
 
 void arecipe::ast::dumpJSON(const File &F, const llvm::SourceMgr &SM,
-                            llvm::raw_ostream &OS) {
-  Dumper(SM, OS).file(F);
+                            llvm::raw_ostream &OS, const DumpOptions &Opts) {
+  Dumper(SM, OS, Opts).file(F);
   OS << "\n";
 }
