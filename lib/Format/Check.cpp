@@ -73,7 +73,10 @@ std::optional<std::vector<Element>> elements(llvm::StringRef Text) {
     El.Line = Line;
     if (T.isComment()) {
       El.Comment = true;
-      El.OwnLine = llvm::StringRef(LineStart, Start - LineStart).trim().empty();
+      // A `;` the layout drops does not count as code before a comment.
+      El.OwnLine = llvm::StringRef(LineStart, Start - LineStart)
+                       .trim(" \t\f\v\r;")
+                       .empty();
       llvm::StringRef S = T.getText();
       if (T.Kind == parse::TokenKind::LineComment)
         S = S.rtrim(" \t\f\v");

@@ -30,6 +30,12 @@ Doc DocArena::text(llvm::StringRef S) {
   return D;
 }
 
+Doc DocArena::addedComma() {
+  Doc D = text(",");
+  Nodes[D].Added = true;
+  return D;
+}
+
 Doc DocArena::verbatim(llvm::StringRef S) {
   Doc D = make(S.contains('\n') ? Kind::Verbatim : Kind::Text);
   Nodes[D].Str = S.str();
@@ -193,12 +199,12 @@ private:
                       : static_cast<unsigned>(std::max(PendingIndent, 0));
   }
 
-  void write(llvm::StringRef S, int Indent) {
+  void write(llvm::StringRef S, int Indent, bool Added = false) {
     if (S.empty())
       return;
     // Code after a trailing line comment would be commented out: the
     // comment ends the line first.
-    if (!Suffixes.empty())
+    if (!Suffixes.empty() && !Added)
       newline(Indent);
     if (!HasContent) {
       Lines.back().Code.assign(static_cast<size_t>(std::max(PendingIndent, 0)), ' ');
@@ -226,7 +232,7 @@ private:
     const DocArena::Node &N = node(C.D);
     switch (N.K) {
     case Kind::Text:
-      write(N.Str, C.Indent);
+      write(N.Str, C.Indent, N.Added);
       break;
     case Kind::Verbatim: {
       llvm::StringRef Rest = N.Str;
@@ -355,7 +361,7 @@ private:
       switch (N.K) {
       case Kind::Text: {
         unsigned W = displayWidth(N.Str);
-        if (W && SuffixPending)
+        if (W && SuffixPending && !N.Added)
           return false;
         Col += W;
         break;

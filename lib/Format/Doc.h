@@ -53,6 +53,10 @@ public:
   };
 
   Doc text(llvm::StringRef S);
+  /// Text that may go before a pending trailing comment on its line (the
+  /// comma the layout adds after the last element of a broken list: it
+  /// belongs before the element's comment, not on a line of its own).
+  Doc addedComma();
   Doc verbatim(llvm::StringRef S);
   Doc concat(llvm::ArrayRef<Doc> Kids);
   Doc line() { return make(Kind::Line); }
@@ -88,6 +92,7 @@ private:
   struct Node {
     Kind K = Kind::Text;
     bool Broken = false; ///< Group: contains a forced break.
+    bool Added = false;  ///< Text: may precede a pending line suffix.
     int N = 0;
     std::string Str;
     std::vector<Doc> Kids;

@@ -53,6 +53,7 @@ struct Item {
   Shape S = Shape::Other;
   Doc Leading = 0;    ///< own-line comments before it
   bool HasLeading = false;
+  bool LeadingOwnLine = false; ///< a leading comment starts its line
   Doc Content = 0;    ///< the whole statement, single spaces, for Other
   Doc Key = 0;        ///< Assign/Let: target; Knob: `knob NAME : TYPE = D`
   Doc Rest = 0;       ///< Assign/Let: ` = value`
@@ -187,8 +188,10 @@ private:
     return false;
   }
 
+  /// A closing bracket or a separator: a block comment right before one
+  /// stays with the code before it.
   static bool isClosing(const Token &T) {
-    return T.is("}") || T.is("]") || T.is(")");
+    return T.is("}") || T.is("]") || T.is(")") || T.is(",") || T.is(";");
   }
 
   /// The comments right after token All[K] on its line: a line comment
@@ -236,9 +239,21 @@ private:
   /// comments are kept.
   Doc skip(llvm::StringRef Expected) {
     Doc Before = commentsBefore();
+    bool StartsLine = Cur > 0 && !sameLine(endOf(Sig[Cur - 1]), tokStart());
     unsigned K = Sig[Cur++];
     (void)Expected;
-    return A.concat({Before, trailingComments(K)});
+    if (!StartsLine)
+      return A.concat({Before, trailingComments(K)});
+    // `;` alone at the start of a line: the comments after it start the
+    // line once it is gone.
+    llvm::SmallVector<Doc, 4> Parts{Before};
+    unsigned J = K + 1;
+    for (; J < All.size() && All[J].isComment() && sameLine(endOf(J - 1), startOf(J)); ++J) {
+      Parts.push_back(J == K + 1 ? A.lineStart() : A.text(" "));
+      Parts.push_back(commentText(J));
+    }
+    NextComment = J;
+    return A.concat(Parts);
   }
 
   //===-- Expressions ----------------------------------------------------===//
@@ -251,6 +266,9 @@ private:
   static bool isNumber(const Expr *E) {
     if (const auto *U = llvm::dyn_cast<UnaryExpr>(E))
       return U->getOp() == UnaryOp::Negate && isNumber(U->getOperand());
+    if (const auto *R = llvm::dyn_cast<RangeExpr>(E))
+      return isNumber(R->getLo()) && isNumber(R->getHi()) &&
+             (!R->getStep() || isNumber(R->getStep()));
     return llvm::isa<IntegerLiteral, FloatLiteral, QuantityLiteral>(E);
   }
 
@@ -299,7 +317,7 @@ private:
         Body.push_back(Items[I]);
       }
     }
-    Body.push_back(A.ifBreak(A.text(","), A.empty()));
+    Body.push_back(A.ifBreak(A.addedComma(), A.empty()));
     Body.push_back(AfterLast);
     if (HasDangling)
       Body.push_back(Dangling);
@@ -711,6 +729,9 @@ void Formatter::beginItem(Item &It, unsigned PrevLastTok, bool HasPrev) {
   It.SameLineAsPrev =
       HasPrev && Cur < Sig.size() && sameLine(endOf(PrevLastTok), tokStart());
   It.HasLeading = hasCommentsBefore();
+  for (unsigned I = NextComment, E = nextAll(); I < E; ++I)
+    if (All[I].isComment() && !sameLine(endBefore(I), startOf(I)))
+      It.LeadingOwnLine = true;
   It.Leading = commentsBefore();
 }
 
@@ -788,9 +809,7 @@ Item Formatter::statement(const Stmt *S, unsigned Depth) {
     Doc Cond = expr(C->getCondition());
     Doc Colon = tok(":");
     Doc Msg = tok();
-    It.Content = A.group(A.concat(
-        {Check, Sp(), Cond,
-         A.nest(ContinuationIndent, A.concat({A.line(), Colon, Sp(), Msg}))}));
+    It.Content = A.concat({Check, Sp(), Cond, Sp(), Colon, Sp(), Msg});
     return It;
   }
   case NodeKind::PreflightStmt: {
@@ -894,6 +913,7 @@ std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
     Item Built = statement(S, Depth);
     Built.Leading = It.Leading;
     Built.HasLeading = It.HasLeading;
+    Built.LeadingOwnLine = It.LeadingOwnLine;
     Built.BlankBefore = It.BlankBefore;
     Built.SameLineAsPrev = It.SameLineAsPrev;
     Built.Trailing = A.empty();
@@ -962,7 +982,7 @@ Item Formatter::declaration(const Decl *D) {
         Body.push_back(A.line());
       Body.push_back(Members[I]);
     }
-    Body.push_back(A.ifBreak(A.text(","), A.empty()));
+    Body.push_back(A.ifBreak(A.addedComma(), A.empty()));
     Body.push_back(AfterLast);
     if (HasDangling)
       Body.push_back(A.concat({Dangling, A.breakParent()}));
@@ -1001,29 +1021,21 @@ Doc Formatter::assemble(std::vector<Item> &Items, unsigned Depth,
   // if the joined line fits, else each gets its own line.
   std::vector<size_t> LineStart; // first item of each output line
   for (size_t I = 0; I < N;) {
+    LineStart.push_back(I);
     size_t J = I + 1;
-    if (!TopLevel && !Items[I].HasBlock)
-      while (J < N && Items[J].SameLineAsPrev && !Items[J].HasBlock &&
-             !Items[J].BlankBefore && !Items[J].HasLeading)
+    if (!TopLevel && !Items[I].HasBlock) {
+      // As many as fit of the statements that follow on the author's line.
+      std::optional<unsigned> W = A.flatWidth(flat(Items[I], false));
+      while (W && J < N && Items[J].SameLineAsPrev && !Items[J].HasBlock &&
+             !Items[J].BlankBefore && !Items[J].LeadingOwnLine) {
+        std::optional<unsigned> Next = A.flatWidth(flat(Items[J]));
+        if (!Next || Indent + *W + 2 + *Next > ColumnLimit)
+          break;
+        *W += 2 + *Next;
         ++J;
-    bool Joined = false;
-    if (J - I > 1) {
-      llvm::SmallVector<Doc, 8> Parts;
-      for (size_t K = I; K < J; ++K) {
-        if (K > I)
-          Parts.push_back(A.text("; "));
-        Parts.push_back(flat(Items[K], /*WithLeading=*/K > I));
       }
-      std::optional<unsigned> W = A.flatWidth(A.concat(Parts));
-      Joined = W && Indent + *W <= ColumnLimit;
     }
-    if (Joined) {
-      LineStart.push_back(I);
-      I = J;
-    } else {
-      LineStart.push_back(I);
-      ++I;
-    }
+    I = J;
   }
   LineStart.push_back(N);
 
@@ -1153,8 +1165,9 @@ Doc Formatter::assemble(std::vector<Item> &Items, unsigned Depth,
       size_t P = LineStart[Line - 1];
       if (Items[P].IsImport && !Items[I].IsImport)
         Blank = true;
-      if ((Items[P].IsEntity && MultiLine(P)) ||
-          (Items[I].IsEntity && MultiLine(I)))
+      // A declaration over several lines stands apart.
+      if ((!Items[P].IsImport && MultiLine(P)) ||
+          (!Items[I].IsImport && MultiLine(I)))
         Blank = true;
     }
     if (Line > 0 || !TopLevel)
