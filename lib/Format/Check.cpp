@@ -91,7 +91,8 @@ std::optional<std::vector<Element>> elements(llvm::StringRef Text) {
   return Out;
 }
 
-std::string dumpWithoutLocations(const ast::File &F, const llvm::SourceMgr &SM) {
+std::string dumpWithoutLocations(const ast::File &F,
+                                 const llvm::SourceMgr &SM) {
   std::string S;
   llvm::raw_string_ostream OS(S);
   ast::DumpOptions Opts;
@@ -101,7 +102,8 @@ std::string dumpWithoutLocations(const ast::File &F, const llvm::SourceMgr &SM) 
 }
 
 /// Why Formatted differs from Original in its comments or tokens, or "".
-std::string compareElements(llvm::StringRef Original, llvm::StringRef Formatted) {
+std::string compareElements(llvm::StringRef Original,
+                            llvm::StringRef Formatted) {
   std::optional<std::vector<Element>> A = elements(Original);
   std::optional<std::vector<Element>> B = elements(Formatted);
   if (!A || !B)
@@ -115,18 +117,21 @@ std::string compareElements(llvm::StringRef Original, llvm::StringRef Formatted)
     const Element *Was = I < A->size() ? &(*A)[I] : nullptr;
     const Element *Now = I < B->size() ? &(*B)[I] : nullptr;
     if (Was && Was->Comment) {
-      std::string What = "the comment '" + llvm::StringRef(Was->Text).split('\n').first.str() +
+      std::string What = "the comment '" +
+                         llvm::StringRef(Was->Text).split('\n').first.str() +
                          "' on line " + std::to_string(Was->Line);
       if (Now && Now->Text == Was->Text)
-        return "move " + What + (Was->OwnLine ? " off its own line"
-                                              : " onto a line of its own");
+        return "move " + What +
+               (Was->OwnLine ? " off its own line" : " onto a line of its own");
       return "move or drop " + What;
     }
     if (Now && Now->Comment)
-      return "move the comment '" + llvm::StringRef(Now->Text).split('\n').first.str() +
-             "' before '" + (Was ? Was->Text : std::string("the end")) + "'";
-    return "change the token '" + (Was ? Was->Text : std::string("end of file")) +
-           "' on line " + std::to_string(Was ? Was->Line : 0);
+      return "move the comment '" +
+             llvm::StringRef(Now->Text).split('\n').first.str() + "' before '" +
+             (Was ? Was->Text : std::string("the end")) + "'";
+    return "change the token '" +
+           (Was ? Was->Text : std::string("end of file")) + "' on line " +
+           std::to_string(Was ? Was->Line : 0);
   }
   return "";
 }
@@ -145,7 +150,8 @@ ast::File *parseCopy(llvm::SourceMgr &SM, llvm::StringRef Text,
                           const Diagnostic &D) override {
       if (D.Level == DiagLevel::Error && First.empty()) {
         auto [Line, Col] = SM.getLineAndColumn(D.Loc);
-        First = std::to_string(Line) + ":" + std::to_string(Col) + ": " + D.Message;
+        First =
+            std::to_string(Line) + ":" + std::to_string(Col) + ": " + D.Message;
       }
     }
   } C(FirstError);
@@ -166,7 +172,8 @@ std::string checkOutput(llvm::StringRef Original, const ast::File &OriginalTree,
   ast::File *F = parseCopy(SM, Formatted, Name, Ctx, ParseError);
   if (!F)
     return "produce text that does not parse (" + ParseError + ")";
-  if (dumpWithoutLocations(OriginalTree, OriginalSM) != dumpWithoutLocations(*F, SM))
+  if (dumpWithoutLocations(OriginalTree, OriginalSM) !=
+      dumpWithoutLocations(*F, SM))
     return "change its syntax tree";
   std::string Why = compareElements(Original, Formatted);
   if (!Why.empty())
@@ -207,10 +214,9 @@ std::string arecipe::format::checkSameMeaning(llvm::StringRef Original,
   return compareElements(Original, Formatted);
 }
 
-std::optional<std::string>
-arecipe::format::formatBuffer(const llvm::SourceMgr &SM, unsigned BufferID,
-                              DiagnosticEngine &Diags,
-                              llvm::function_ref<void(std::string &)> AfterFormat) {
+std::optional<std::string> arecipe::format::formatBuffer(
+    const llvm::SourceMgr &SM, unsigned BufferID, DiagnosticEngine &Diags,
+    llvm::function_ref<void(std::string &)> AfterFormat) {
   ast::ASTContext Ctx;
   unsigned Errors = Diags.errorCount();
   ast::File *F = parse::parseFile(SM, BufferID, Diags, Ctx);

@@ -207,7 +207,8 @@ private:
     if (!Suffixes.empty() && !Added)
       newline(Indent);
     if (!HasContent) {
-      Lines.back().Code.assign(static_cast<size_t>(std::max(PendingIndent, 0)), ' ');
+      Lines.back().Code.assign(static_cast<size_t>(std::max(PendingIndent, 0)),
+                               ' ');
       HasContent = true;
     }
     Lines.back().Code += S;

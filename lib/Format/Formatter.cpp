@@ -51,16 +51,16 @@ struct Item {
     Knob,   ///< Key (the head) Where? Renders: renders aligned in runs
   };
   Shape S = Shape::Other;
-  Doc Leading = 0;    ///< own-line comments before it
+  Doc Leading = 0; ///< own-line comments before it
   bool HasLeading = false;
   bool LeadingOwnLine = false; ///< a leading comment starts its line
-  Doc Content = 0;    ///< the whole statement, single spaces, for Other
-  Doc Key = 0;        ///< Assign/Let: target; Knob: `knob NAME : TYPE = D`
-  Doc Rest = 0;       ///< Assign/Let: ` = value`
-  Doc Where = 0;      ///< Knob: `where C`, or 0
+  Doc Content = 0; ///< the whole statement, single spaces, for Other
+  Doc Key = 0;     ///< Assign/Let: target; Knob: `knob NAME : TYPE = D`
+  Doc Rest = 0;    ///< Assign/Let: ` = value`
+  Doc Where = 0;   ///< Knob: `where C`, or 0
   llvm::SmallVector<Doc, 2> Renders;
-  Doc Trailing = 0;   ///< comments of `;` tokens skipped after it
-  bool HasBlock = false;   ///< contains a `{ ... }` body
+  Doc Trailing = 0;      ///< comments of `;` tokens skipped after it
+  bool HasBlock = false; ///< contains a `{ ... }` body
   bool BlankBefore = false;
   bool SameLineAsPrev = false;
   bool IsImport = false;
@@ -211,7 +211,8 @@ private:
       unsigned S = J + 1;
       while (S < All.size() && All[S].isComment())
         ++S;
-      if (S < All.size() && sameLine(endOf(J), startOf(S)) && !isClosing(All[S]))
+      if (S < All.size() && sameLine(endOf(J), startOf(S)) &&
+          !isClosing(All[S]))
         break;
       Parts.push_back(A.text(" "));
       Parts.push_back(commentText(J));
@@ -248,7 +249,9 @@ private:
     // line once it is gone.
     llvm::SmallVector<Doc, 4> Parts{Before};
     unsigned J = K + 1;
-    for (; J < All.size() && All[J].isComment() && sameLine(endOf(J - 1), startOf(J)); ++J) {
+    for (; J < All.size() && All[J].isComment() &&
+           sameLine(endOf(J - 1), startOf(J));
+         ++J) {
       Parts.push_back(J == K + 1 ? A.lineStart() : A.text(" "));
       Parts.push_back(commentText(J));
     }
@@ -296,12 +299,14 @@ private:
 
   /// `[...]`, `(...)`, `{...}` around Items: flat if it fits, else one item
   /// a line with a trailing comma (or, for numbers, as many a line as fit).
+  /// Spaced: a space inside the brackets when flat (`{ a, b }`).
   Doc bracketed(Doc Open, llvm::ArrayRef<Doc> Items, bool Fill, Doc Close,
-                Doc AfterLast, Doc Dangling, bool HasDangling) {
+                Doc AfterLast, Doc Dangling, bool HasDangling,
+                bool Spaced = false) {
     if (Items.empty())
       return A.concat({Open, Dangling, Close});
     llvm::SmallVector<Doc, 16> Body;
-    Body.push_back(A.softLine());
+    Body.push_back(Spaced ? A.line() : A.softLine());
     if (Fill) {
       llvm::SmallVector<Doc, 16> Parts;
       for (size_t I = 0; I < Items.size(); ++I) {
@@ -322,7 +327,7 @@ private:
     if (HasDangling)
       Body.push_back(Dangling);
     return A.group(A.concat({Open, A.nest(IndentWidth, A.concat(Body)),
-                             A.softLine(), Close}));
+                             Spaced ? A.line() : A.softLine(), Close}));
   }
 
   /// Elements separated by commas up to the closing token Close; Each
@@ -330,7 +335,7 @@ private:
   /// of that element's doc.
   template <typename Fn>
   Doc list(llvm::StringRef OpenS, size_t N, Fn Each, llvm::StringRef CloseS,
-           bool Fill) {
+           bool Fill, bool Spaced = false) {
     Doc Open = tok(OpenS);
     llvm::SmallVector<Doc, 16> Items;
     for (size_t I = 0; I < N; ++I) {
@@ -347,7 +352,8 @@ private:
     Doc Close = tok(CloseS);
     if (HasDangling && N)
       Dangling = A.concat({Dangling, A.breakParent()});
-    return bracketed(Open, Items, Fill, Close, AfterLast, Dangling, HasDangling);
+    return bracketed(Open, Items, Fill, Close, AfterLast, Dangling, HasDangling,
+                     Spaced);
   }
 
   Doc argument(const Argument &Arg) {
@@ -379,21 +385,24 @@ private:
           if (!hasCommentsBefore())
             return A.concat({Open, Value, After, tok(")")});
           Doc Dangling = commentsBefore(/*Dangling=*/true);
-          return A.concat({Open, Value, After,
-                           A.nest(IndentWidth, Dangling), A.hardLine(),
-                           tok(")")});
+          return A.concat({Open, Value, After, A.nest(IndentWidth, Dangling),
+                           A.hardLine(), tok(")")});
         }
       }
     }
-    return list("(", Args.size(), [&](size_t I) { return argument(Args[I]); },
-                ")", /*Fill=*/false);
+    return list(
+        "(", Args.size(), [&](size_t I) { return argument(Args[I]); }, ")",
+        /*Fill=*/false);
   }
 
   static int precedence(BinaryOp Op) {
     switch (Op) {
-    case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Rem:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Rem:
       return 8;
-    case BinaryOp::Add: case BinaryOp::Sub:
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
       return 7;
     case BinaryOp::And:
       return 3;
@@ -425,7 +434,8 @@ private:
       Rest.push_back(A.line());
       Rest.push_back(expr((*I)->getRHS()));
     }
-    return A.group(A.concat({First, A.nest(ContinuationIndent, A.concat(Rest))}));
+    return A.group(
+        A.concat({First, A.nest(ContinuationIndent, A.concat(Rest))}));
   }
 
   Doc exprInner(const Expr *E, bool ListElement) {
@@ -441,20 +451,24 @@ private:
       return tok();
     case NodeKind::ListExpr: {
       const auto *L = llvm::cast<ListExpr>(E);
-      bool Numbers = !L->getElements().empty() &&
-                     llvm::all_of(L->getElements(), isNumber);
-      return list("[", L->getElements().size(),
-                  [&](size_t I) { return expr(L->getElements()[I], true); },
-                  "]", Numbers);
+      bool Numbers =
+          !L->getElements().empty() && llvm::all_of(L->getElements(), isNumber);
+      return list(
+          "[", L->getElements().size(),
+          [&](size_t I) { return expr(L->getElements()[I], true); }, "]",
+          Numbers);
     }
     case NodeKind::MapExpr: {
       const auto *M = llvm::cast<MapExpr>(E);
-      return list("{", M->getEntries().size(), [&](size_t I) {
-        const MapEntry &En = M->getEntries()[I];
-        Doc K = expr(En.Key);
-        Doc Colon = tok(":");
-        return A.concat({K, Colon, A.text(" "), expr(En.Value)});
-      }, "}", /*Fill=*/false);
+      return list(
+          "{", M->getEntries().size(),
+          [&](size_t I) {
+            const MapEntry &En = M->getEntries()[I];
+            Doc K = expr(En.Key);
+            Doc Colon = tok(":");
+            return A.concat({K, Colon, A.text(" "), expr(En.Value)});
+          },
+          "}", /*Fill=*/false);
     }
     case NodeKind::ComprehensionExpr: {
       const auto *C = llvm::cast<ComprehensionExpr>(E);
@@ -464,9 +478,9 @@ private:
       Doc Var = tok();
       Doc In = tok("in");
       Doc Src = expr(C->getSource());
-      llvm::SmallVector<Doc, 12> Body{A.softLine(), Elem, A.line(), For,
-                                      A.text(" "), Var, A.text(" "), In,
-                                      A.text(" "), Src};
+      llvm::SmallVector<Doc, 12> Body{A.softLine(), Elem, A.line(),    For,
+                                      A.text(" "),  Var,  A.text(" "), In,
+                                      A.text(" "),  Src};
       if (C->getCondition()) {
         Body.push_back(A.line());
         Body.push_back(tok("if"));
@@ -474,8 +488,8 @@ private:
         Body.push_back(expr(C->getCondition()));
       }
       Body.push_back(commentsBefore(/*Dangling=*/true));
-      return A.group(A.concat({Open, A.nest(IndentWidth, A.concat(Body)),
-                               A.softLine(), tok("]")}));
+      return A.group(A.concat(
+          {Open, A.nest(IndentWidth, A.concat(Body)), A.softLine(), tok("]")}));
     }
     case NodeKind::UnaryExpr: {
       const auto *U = llvm::cast<UnaryExpr>(E);
@@ -544,11 +558,12 @@ private:
       Doc Unit = tok();
       if (C->getRounding() == RoundingMode::Exact)
         return A.concat({Operand, A.text(" "), As, A.text(" "), Unit});
-      return A.concat({Operand, A.text(" "), As, A.text(" "), Unit,
-                       A.text(" "), tok()});
+      return A.concat(
+          {Operand, A.text(" "), As, A.text(" "), Unit, A.text(" "), tok()});
     }
     default:
-      fail("unexpected expression at " + where(E->getRange().Start.getPointer()));
+      fail("unexpected expression at " +
+           where(E->getRange().Start.getPointer()));
       return A.empty();
     }
   }
@@ -587,6 +602,15 @@ private:
   void word(llvm::SmallVectorImpl<Doc> &Parts, llvm::StringRef Expected = {}) {
     Parts.push_back(A.text(" "));
     Parts.push_back(tok(Expected));
+  }
+
+  /// ` = Value` ending an emit item, if it has a value.
+  void itemValue(llvm::SmallVectorImpl<Doc> &Parts, const Expr *Value) {
+    if (!Value)
+      return;
+    word(Parts, "=");
+    Parts.push_back(A.text(" "));
+    Parts.push_back(expr(Value));
   }
 
   Doc render(const RenderClause &R) {
@@ -633,9 +657,9 @@ private:
     const char *LBrace = tokStart();
     Doc Open = tok("{");
     std::vector<Item> Items = statements(B.Stmts, Depth + 1, Open);
-    bool BlankBeforeDangling = hasCommentsBefore() && !Items.empty() &&
-                               newlines(endBefore(NextComment),
-                                        startOf(NextComment)) >= 2;
+    bool BlankBeforeDangling =
+        hasCommentsBefore() && !Items.empty() &&
+        newlines(endBefore(NextComment), startOf(NextComment)) >= 2;
     bool HasDangling = hasCommentsBefore();
     Doc Dangling = commentsBefore(/*Dangling=*/true, BlankBeforeDangling);
     const char *RBrace = tokStart();
@@ -662,11 +686,14 @@ private:
     if (HasDangling)
       Inner.push_back(Dangling);
     return A.concat({Header, A.text(" "), Open,
-                     A.nest(IndentWidth, A.concat(Inner)), A.hardLine(), Close});
+                     A.nest(IndentWidth, A.concat(Inner)), A.hardLine(),
+                     Close});
   }
 
-  /// An item's statement with single spaces, for one-line blocks and joins.
-  Doc flat(const Item &It, bool WithLeading = true) {
+  /// An item's statement: Pad spaces after an assignment's target, a
+  /// knob's renders at KnobColumn (0: one space after the head).
+  Doc layItem(const Item &It, bool WithLeading, unsigned Pad,
+              unsigned KnobColumn) {
     llvm::SmallVector<Doc, 8> Parts;
     if (It.HasLeading && WithLeading)
       Parts.push_back(It.Leading);
@@ -677,14 +704,21 @@ private:
     case Item::Shape::Assign:
     case Item::Shape::Let:
       Parts.push_back(It.Key);
+      if (Pad)
+        Parts.push_back(A.text(std::string(Pad, ' ')));
       Parts.push_back(It.Rest);
       break;
     case Item::Shape::Knob:
-      Parts.push_back(knobDoc(It, 0));
+      Parts.push_back(knobDoc(It, KnobColumn));
       break;
     }
     Parts.push_back(It.Trailing);
     return A.concat(Parts);
+  }
+
+  /// An item's statement with single spaces, for one-line blocks and joins.
+  Doc flat(const Item &It, bool WithLeading = true) {
+    return layItem(It, WithLeading, 0, 0);
   }
 
   /// The knob's head, then `where` (on the next line, under the knob's
@@ -698,6 +732,16 @@ private:
       Parts.push_back(R);
     }
     return A.group(A.concat(Parts));
+  }
+
+  /// `let NAME = Value`, a statement or a top-level declaration alike.
+  Item let(Item It, const Expr *Value) {
+    It.S = Item::Shape::Let;
+    Doc Let = tok("let");
+    It.Key = A.concat({Let, A.text(" "), tok()});
+    Doc Eq = tok("=");
+    It.Rest = A.concat({A.text(" "), Eq, A.text(" "), expr(Value)});
+    return It;
   }
 
   Item statement(const Stmt *S, unsigned Depth);
@@ -747,15 +791,8 @@ Item Formatter::statement(const Stmt *S, unsigned Depth) {
     It.Rest = A.concat({Sp(), Eq, Sp(), expr(As->getValue())});
     return It;
   }
-  case NodeKind::LetStmt: {
-    const auto *L = llvm::cast<LetStmt>(S);
-    It.S = Item::Shape::Let;
-    Doc Let = tok("let");
-    It.Key = A.concat({Let, Sp(), tok()});
-    Doc Eq = tok("=");
-    It.Rest = A.concat({Sp(), Eq, Sp(), expr(L->getValue())});
-    return It;
-  }
+  case NodeKind::LetStmt:
+    return let(std::move(It), llvm::cast<LetStmt>(S)->getValue());
   case NodeKind::BlockStmt: {
     const auto *B = llvm::cast<BlockStmt>(S);
     It.HasBlock = true;
@@ -768,7 +805,8 @@ Item Formatter::statement(const Stmt *S, unsigned Depth) {
     Doc Band = tok("band");
     Doc Name = tok();
     Doc When = tok("when");
-    Doc Header = A.concat({Band, Sp(), Name, Sp(), When, Sp(), expr(B->getCondition())});
+    Doc Header =
+        A.concat({Band, Sp(), Name, Sp(), When, Sp(), expr(B->getCondition())});
     It.Content = block(Header, B->getBody(), Depth);
     return It;
   }
@@ -825,8 +863,8 @@ Item Formatter::statement(const Stmt *S, unsigned Depth) {
     Doc Kw = tok("knob");
     Doc Name = tok();
     Doc Colon = tok(":");
-    llvm::SmallVector<Doc, 8> Head{Kw, Sp(), Name, Sp(), Colon, Sp(),
-                                   typeRef(K->getType())};
+    llvm::SmallVector<Doc, 8> Head{
+        Kw, Sp(), Name, Sp(), Colon, Sp(), typeRef(K->getType())};
     if (K->getDefault()) {
       word(Head, "=");
       Head.push_back(Sp());
@@ -847,11 +885,7 @@ Item Formatter::statement(const Stmt *S, unsigned Depth) {
     word(Parts);
     if (F->getListMode() != ListMode::None)
       word(Parts);
-    if (F->getValue()) {
-      word(Parts, "=");
-      Parts.push_back(Sp());
-      Parts.push_back(expr(F->getValue()));
-    }
+    itemValue(Parts, F->getValue());
     It.Content = A.concat(Parts);
     return It;
   }
@@ -863,26 +897,21 @@ Item Formatter::statement(const Stmt *S, unsigned Depth) {
       word(Parts, "else");
       word(Parts);
     }
-    if (Sw->getValue()) {
-      word(Parts, "=");
-      Parts.push_back(Sp());
-      Parts.push_back(expr(Sw->getValue()));
-    }
+    itemValue(Parts, Sw->getValue());
     It.Content = A.concat(Parts);
     return It;
   }
   case NodeKind::ArgsStmt: {
     Doc Kw = tok("args");
-    It.Content = A.concat({Kw, Sp(), expr(llvm::cast<ArgsStmt>(S)->getValue())});
+    It.Content =
+        A.concat({Kw, Sp(), expr(llvm::cast<ArgsStmt>(S)->getValue())});
     return It;
   }
   case NodeKind::FileStmt: {
     const auto *F = llvm::cast<FileStmt>(S);
     llvm::SmallVector<Doc, 8> Parts{tok("file")};
     word(Parts);
-    word(Parts, "=");
-    Parts.push_back(Sp());
-    Parts.push_back(expr(F->getValue()));
+    itemValue(Parts, F->getValue());
     It.Content = A.concat(Parts);
     return It;
   }
@@ -959,49 +988,18 @@ Item Formatter::declaration(const Decl *D) {
     Doc Kw = tok("enum");
     Doc Name = tok();
     // Members read as a set: `{ a, b }` with spaces, like a block.
-    size_t N = E->getMembers().size();
-    Doc Open = tok("{");
-    llvm::SmallVector<Doc, 16> Members;
-    for (size_t I = 0; I < N; ++I) {
-      Doc M = tok();
-      if (I + 1 < N)
-        M = A.concat({M, tok(",")});
-      Members.push_back(M);
-    }
-    Doc AfterLast = N && at(",") ? skip(",") : A.empty();
-    bool HasDangling = hasCommentsBefore();
-    Doc Dangling = commentsBefore(/*Dangling=*/true);
-    Doc Close = tok("}");
-    if (!N) {
-      It.Content = A.concat({Kw, Sp(), Name, Sp(), Open, Dangling, Close});
-      return It;
-    }
-    llvm::SmallVector<Doc, 16> Body{A.line()};
-    for (size_t I = 0; I < N; ++I) {
-      if (I)
-        Body.push_back(A.line());
-      Body.push_back(Members[I]);
-    }
-    Body.push_back(A.ifBreak(A.addedComma(), A.empty()));
-    Body.push_back(AfterLast);
-    if (HasDangling)
-      Body.push_back(A.concat({Dangling, A.breakParent()}));
-    It.Content = A.concat({Kw, Sp(), Name, Sp(),
-                           A.group(A.concat({Open, A.nest(IndentWidth, A.concat(Body)),
-                                             A.line(), Close}))});
+    It.Content = A.concat(
+        {Kw, Sp(), Name, Sp(),
+         list(
+             "{", E->getMembers().size(), [&](size_t) { return tok(); }, "}",
+             /*Fill=*/false, /*Spaced=*/true)});
     return It;
   }
-  case NodeKind::LetDecl: {
-    const auto *L = llvm::cast<LetDecl>(D);
-    It.S = Item::Shape::Let;
-    Doc Let = tok("let");
-    It.Key = A.concat({Let, Sp(), tok()});
-    Doc Eq = tok("=");
-    It.Rest = A.concat({Sp(), Eq, Sp(), expr(L->getValue())});
-    return It;
-  }
+  case NodeKind::LetDecl:
+    return let(std::move(It), llvm::cast<LetDecl>(D)->getValue());
   default:
-    fail("unexpected declaration at " + where(D->getRange().Start.getPointer()));
+    fail("unexpected declaration at " +
+         where(D->getRange().Start.getPointer()));
     return It;
   }
 }
@@ -1041,7 +1039,7 @@ Doc Formatter::assemble(std::vector<Item> &Items, unsigned Depth,
 
   // Alignment runs: consecutive lines of one statement each, of the same
   // shape (assignments, lets, knobs), not separated by a blank line.
-  std::vector<unsigned> Pad(N, 0);      // Assign/Let: spaces after the key
+  std::vector<unsigned> Pad(N, 0);       // Assign/Let: spaces after the key
   std::vector<unsigned> RenderCol(N, 0); // Knob: the render column
   size_t L = 0, NumLines = LineStart.size() - 1;
   auto Single = [&](size_t Line) {
@@ -1096,7 +1094,8 @@ Doc Formatter::assemble(std::vector<Item> &Items, unsigned Depth,
           if (W > Limit)
             continue;
           bool AllFit = llvm::all_of(Knobs, [&](const Knob &Kn) {
-            bool FitsAlone = Kn.Head && Indent + *Kn.Head + Kn.Renders <= ColumnLimit;
+            bool FitsAlone =
+                Kn.Head && Indent + *Kn.Head + Kn.Renders <= ColumnLimit;
             return !FitsAlone || *Kn.Head > W ||
                    Indent + W + Kn.Renders <= ColumnLimit;
           });
@@ -1129,27 +1128,8 @@ Doc Formatter::assemble(std::vector<Item> &Items, unsigned Depth,
   }
 
   auto Lay = [&](size_t K) {
-    const Item &It = Items[K];
-    llvm::SmallVector<Doc, 6> Parts;
-    if (It.HasLeading)
-      Parts.push_back(It.Leading);
-    switch (It.S) {
-    case Item::Shape::Other:
-      Parts.push_back(It.Content);
-      break;
-    case Item::Shape::Assign:
-    case Item::Shape::Let:
-      Parts.push_back(It.Key);
-      Parts.push_back(A.text(std::string(Pad[K], ' ')));
-      Parts.push_back(It.Rest);
-      break;
-    case Item::Shape::Knob:
-      Parts.push_back(knobDoc(It, RenderCol[K] ? RenderCol[K]
-                                                : Indent + ContinuationIndent));
-      break;
-    }
-    Parts.push_back(It.Trailing);
-    return A.concat(Parts);
+    return layItem(Items[K], /*WithLeading=*/true, Pad[K],
+                   RenderCol[K] ? RenderCol[K] : Indent + ContinuationIndent);
   };
 
   auto MultiLine = [&](size_t K) {
@@ -1216,8 +1196,9 @@ std::optional<std::string> Formatter::run(const File &F, std::string &Err) {
   for (const Decl *D : F.getDecls())
     Add(D);
   SkipSemis();
-  bool BlankBeforeEnd = hasCommentsBefore() && !Items.empty() &&
-                        newlines(endBefore(NextComment), startOf(NextComment)) >= 2;
+  bool BlankBeforeEnd =
+      hasCommentsBefore() && !Items.empty() &&
+      newlines(endBefore(NextComment), startOf(NextComment)) >= 2;
   bool HasEndComments = hasCommentsBefore();
   Doc End = commentsBefore(/*Dangling=*/true, BlankBeforeEnd);
   if (Cur != Sig.size())
@@ -1261,9 +1242,9 @@ std::optional<std::string> Formatter::run(const File &F, std::string &Err) {
   return Out;
 }
 
-std::optional<std::string>
-arecipe::format::formatTree(llvm::StringRef Text, const ast::File &F,
-                            std::string &Error) {
+std::optional<std::string> arecipe::format::formatTree(llvm::StringRef Text,
+                                                       const ast::File &F,
+                                                       std::string &Error) {
   std::optional<std::vector<Token>> Tokens = parse::lexTokens(Text);
   if (!Tokens) {
     Error = "the text is not valid UTF-8";

@@ -42,7 +42,8 @@ std::vector<Line> splitLines(llvm::StringRef S) {
 enum class Op : uint8_t { Keep, Delete, Insert };
 
 /// The edit script from A to B, one Op per line kept, deleted or inserted.
-std::vector<Op> editScript(const std::vector<Line> &A, const std::vector<Line> &B) {
+std::vector<Op> editScript(const std::vector<Line> &A,
+                           const std::vector<Line> &B) {
   size_t Pre = 0;
   while (Pre < A.size() && Pre < B.size() && A[Pre] == B[Pre])
     ++Pre;
@@ -151,7 +152,8 @@ std::vector<LineEdit> arecipe::format::diffLines(llvm::StringRef Old,
   return Edits;
 }
 
-std::string arecipe::format::unifiedDiff(llvm::StringRef Old, llvm::StringRef New,
+std::string arecipe::format::unifiedDiff(llvm::StringRef Old,
+                                         llvm::StringRef New,
                                          llvm::StringRef OldLabel,
                                          llvm::StringRef NewLabel,
                                          unsigned Context) {
@@ -180,7 +182,8 @@ std::string arecipe::format::unifiedDiff(llvm::StringRef Old, llvm::StringRef Ne
       while (End < E && Script[End] != Op::Keep)
         ++End;
       size_t Kept = End;
-      while (Kept < E && Script[Kept] == Op::Keep && Kept - End < 2 * Context + 1)
+      while (Kept < E && Script[Kept] == Op::Keep &&
+             Kept - End < 2 * Context + 1)
         ++Kept;
       if (Kept < E && Script[Kept] != Op::Keep && Kept - End <= 2 * Context) {
         End = Kept;
@@ -197,7 +200,8 @@ std::string arecipe::format::unifiedDiff(llvm::StringRef Old, llvm::StringRef Ne
       return std::to_string(Len ? Start + 1 : Start) +
              (Len == 1 ? "" : "," + std::to_string(Len));
     };
-    Out += "@@ -" + Range(PosA[Begin], LenA) + " +" + Range(PosB[Begin], LenB) + " @@\n";
+    Out += "@@ -" + Range(PosA[Begin], LenA) + " +" + Range(PosB[Begin], LenB) +
+           " @@\n";
     for (size_t K = Begin; K < End; ++K) {
       const Line &L = Script[K] == Op::Insert ? B[PosB[K]] : A[PosA[K]];
       Out += Script[K] == Op::Keep ? ' ' : Script[K] == Op::Delete ? '-' : '+';

@@ -35,15 +35,17 @@ enum ExitCode { ExitOk = 0, ExitRefused = 1, ExitUsage = 2 };
 
 cl::OptionCategory Category("arecipe-fmt options");
 
-cl::list<std::string> Inputs(cl::Positional, cl::ZeroOrMore,
-                             cl::desc("[FILE...] (standard input if none, or '-')"),
-                             cl::cat(Category));
+cl::list<std::string>
+    Inputs(cl::Positional, cl::ZeroOrMore,
+           cl::desc("[FILE...] (standard input if none, or '-')"),
+           cl::cat(Category));
 cl::opt<bool> InPlace("i", cl::desc("Rewrite each FILE in place (atomically)"),
                       cl::cat(Category));
-cl::opt<bool> Check("check",
-                    cl::desc("Write nothing; print a unified diff for each file "
-                             "that is not formatted and exit 1 if there is one"),
-                    cl::cat(Category));
+cl::opt<bool>
+    Check("check",
+          cl::desc("Write nothing; print a unified diff for each file "
+                   "that is not formatted and exit 1 if there is one"),
+          cl::cat(Category));
 
 // A test hook: spoils the formatted text before the formatter checks it, to
 // show that the checks refuse a formatter that changed the meaning or moved
@@ -51,7 +53,8 @@ cl::opt<bool> Check("check",
 enum class Corruption { None, Tree, Comment };
 cl::opt<Corruption> DebugCorrupt(
     "debug-corrupt-output", cl::Hidden, cl::init(Corruption::None),
-    cl::values(clEnumValN(Corruption::Tree, "tree", "drop the last line's code"),
+    cl::values(clEnumValN(Corruption::Tree, "tree",
+                          "drop the last line's code"),
                clEnumValN(Corruption::Comment, "comment",
                           "move the first own-line comment to the end")),
     cl::cat(Category));
@@ -61,7 +64,8 @@ cl::opt<Corruption> DebugCorrupt(
 class ErrorsOnly : public DiagnosticConsumer {
 public:
   explicit ErrorsOnly(DiagnosticConsumer &Next) : Next(Next) {}
-  void handleDiagnostic(const llvm::SourceMgr &SM, const Diagnostic &D) override {
+  void handleDiagnostic(const llvm::SourceMgr &SM,
+                        const Diagnostic &D) override {
     if (D.Level == DiagLevel::Error)
       Next.handleDiagnostic(SM, D);
   }
@@ -93,7 +97,8 @@ void corrupt(std::string &Text) {
       llvm::StringRef Line = S.slice(Pos, NL);
       if (Line.trim().startswith("//")) {
         std::string Comment = Line.trim().str();
-        Text.erase(Pos, (NL == llvm::StringRef::npos ? S.size() : NL + 1) - Pos);
+        Text.erase(Pos,
+                   (NL == llvm::StringRef::npos ? S.size() : NL + 1) - Pos);
         Text += Comment + "\n";
         return;
       }
@@ -160,7 +165,8 @@ int formatOne(llvm::StringRef Input, llvm::SourceMgr &SM,
   }
   std::string Name = Stdin ? "<stdin>" : Input.str();
   if (Stdin)
-    *Buffer = llvm::MemoryBuffer::getMemBufferCopy((*Buffer)->getBuffer(), Name);
+    *Buffer =
+        llvm::MemoryBuffer::getMemBufferCopy((*Buffer)->getBuffer(), Name);
   unsigned ID = SM.AddNewSourceBuffer(std::move(*Buffer), llvm::SMLoc());
   llvm::StringRef Original = SM.getMemoryBuffer(ID)->getBuffer();
   std::optional<std::string> Out =
@@ -180,7 +186,8 @@ int formatOne(llvm::StringRef Input, llvm::SourceMgr &SM,
     if (*Out == Original)
       return ExitOk;
     if (std::optional<std::string> Why = writeAtomically(Input, *Out)) {
-      Diags.report(llvm::SMLoc(), DiagID::err_cannot_write_file) << Input << *Why;
+      Diags.report(llvm::SMLoc(), DiagID::err_cannot_write_file)
+          << Input << *Why;
       return ExitUsage;
     }
     return ExitOk;

@@ -61,8 +61,8 @@ std::optional<std::string> formatTree(llvm::StringRef Text, const ast::File &F,
 /// same order (`;` separators and trailing commas aside) with every
 /// comment still on a line of its own, or not, as in Original. Name is the
 /// buffer name both are parsed under.
-std::string checkSameMeaning(llvm::StringRef Original, llvm::StringRef Formatted,
-                             llvm::StringRef Name);
+std::string checkSameMeaning(llvm::StringRef Original,
+                             llvm::StringRef Formatted, llvm::StringRef Name);
 
 } // namespace format
 } // namespace arecipe
