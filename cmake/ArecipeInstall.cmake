@@ -1,6 +1,6 @@
 # Install rules and the Debian package (docs/build.md#install).
 #
-#   <prefix>/bin/arecipec, arecipe-run, arecipe-sim, arecipe-load
+#   <prefix>/bin/arecipec, arecipe-run, arecipe-sim, arecipe-load, arecipe-fmt
 #   <prefix>/share/arecipe/std/            the standard library, and std/sim/:
 #                                          the simulator's profiles
 #   <prefix>/share/arecipe/examples/       the seed recipes
@@ -50,7 +50,7 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
 set(CPACK_PACKAGE_DESCRIPTION
   "arecipec compiles .arecipe recipes into launch plans; arecipe-run runs them \
 locally or through Slurm, against real engines or the bundled engine simulator \
-arecipe-sim; arecipe-load is the native load client.")
+arecipe-sim; arecipe-load is the native load client; arecipe-fmt formats recipes.")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)

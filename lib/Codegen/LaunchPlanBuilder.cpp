@@ -222,6 +222,9 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
       break;
     }
     case sema::Rendering::Env:
+    case sema::Rendering::Args:
+    case sema::Rendering::Yaml:
+    case sema::Rendering::JsonFile:
       break;
     }
   }

@@ -36,10 +36,16 @@ static const char *renderKind(Rendering::Kind K) {
     return "switch";
   case Rendering::Arg:
     return "arg";
+  case Rendering::Args:
+    return "args";
   case Rendering::Env:
     return "env";
   case Rendering::Json:
     return "json";
+  case Rendering::Yaml:
+    return "yaml";
+  case Rendering::JsonFile:
+    return "json_file";
   }
   return "?";
 }

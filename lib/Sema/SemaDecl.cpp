@@ -57,13 +57,16 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
   case EntityInfo::Engine:
     return Engine;
   case EntityInfo::Recipe:
+  case EntityInfo::Router:
+  case EntityInfo::Service:
     return None;
   }
   return None;
 }
 
 static std::string entityLabel(const EntityInfo &E) {
-  static const char *Kinds[] = {"recipe", "hardware", "engine", "model"};
+  static const char *Kinds[] = {"recipe", "hardware", "engine",
+                                "model",  "router",   "service"};
   return std::string(Kinds[E.K]) + " '" + E.Name + "'";
 }
 

@@ -30,7 +30,7 @@ struct Module;
 
 /// One render clause of a knob (`-> flag "--max-num-seqs" if draft > 0`).
 struct RenderInfo {
-  enum Kind : uint8_t { Flag, Switch, Arg, Env, Json };
+  enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
   Kind K;
   std::string Target; ///< The flag or variable; empty for `arg`.
   std::string Key;    ///< JSON member for `json`.

@@ -311,6 +311,10 @@ static const char *entityKindName(const EntityInfo *E) {
     return "engine";
   case EntityInfo::Model:
     return "model";
+  case EntityInfo::Router:
+    return "router";
+  case EntityInfo::Service:
+    return "service";
   }
   return "declaration";
 }

@@ -21,7 +21,15 @@ namespace arecipe::ast {
 
 class File;
 
-void dumpJSON(const File &F, const llvm::SourceMgr &SM, llvm::raw_ostream &OS);
+struct DumpOptions {
+  /// Without locations every "range" (and a block's "lbrace"/"rbrace") is
+  /// the empty string: two texts that differ only in layout and comments
+  /// dump alike, which is how the formatter proves it kept the meaning.
+  bool Locations = true;
+};
+
+void dumpJSON(const File &F, const llvm::SourceMgr &SM, llvm::raw_ostream &OS,
+              const DumpOptions &Opts = DumpOptions());
 
 } // namespace arecipe::ast
 

@@ -52,7 +52,7 @@ struct EnumInfo {
 
 /// A hardware, model or engine declaration with its constant fields.
 struct EntityInfo {
-  enum Kind : uint8_t { Recipe, Hardware, Engine, Model };
+  enum Kind : uint8_t { Recipe, Hardware, Engine, Model, Router, Service };
   Kind K;
   std::string Name;
   /// Constant fields (`gpus_per_node`, `id`, `command`, `endpoints.health`).
@@ -112,7 +112,7 @@ struct ResolvedValue {
 /// A rendering that applies in a cell: a knob's render clause whose
 /// condition holds, or an item of an `emit` block whose condition holds.
 struct Rendering {
-  enum Kind : uint8_t { Flag, Switch, Arg, Env, Json };
+  enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
   Kind K;
   std::string Target; ///< Flag or environment variable.
   std::string Key;    ///< JSON member, for Json.
