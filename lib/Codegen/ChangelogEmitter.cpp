@@ -35,6 +35,13 @@ static std::string yamlQuote(llvm::StringRef S) {
   return Out + "\"";
 }
 
+/// A knob with render clauses that rendered nothing in cell C.
+static bool rendersNothing(const sema::RecipeCells &R, const sema::Cell &C,
+                           const std::string &Name) {
+  const sema::KnobInfo *K = R.Engine ? R.Engine->findKnob(Name) : nullptr;
+  return K && !K->Renders.empty() && !C.Rendered.count(Name);
+}
+
 static RecipeDiff diffRecipes(const sema::RecipeCells &Old,
                               const sema::RecipeCells &New) {
   RecipeDiff D;
@@ -62,7 +69,12 @@ static RecipeDiff diffRecipes(const sema::RecipeCells &Old,
       } else {
         // Declarations of two analyses are distinct objects: compare the
         // values' exact JSON text, which names a declaration by its name.
-        if (sema::toJSON(I->second.V) != sema::toJSON(J->second.V))
+        // A knob that renders nothing in either version of the cell (its
+        // render conditions are false there) changes nothing the engine
+        // sees.
+        if (sema::toJSON(I->second.V) != sema::toJSON(J->second.V) &&
+            !(rendersNothing(Old, *Before, I->first) &&
+              rendersNothing(New, C, J->first)))
           Out.push_back({I->first, displayValue(I->second.V),
                          displayValue(J->second.V)});
         ++I, ++J;

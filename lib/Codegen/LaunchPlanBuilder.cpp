@@ -52,6 +52,18 @@ private:
   bool firstForRecipe(DiagID ID) {
     return RecipeErrors.insert({Recipe, static_cast<unsigned>(ID)}).second;
   }
+  /// Errors at an assignment already reported: one per place, not per cell.
+  std::set<std::pair<const char *, unsigned>> PlaceErrors;
+  bool firstAt(llvm::SMRange Where, DiagID ID) {
+    return PlaceErrors.insert({Where.Start.getPointer(), unsigned(ID)}).second;
+  }
+  /// Where Name's value in the cell was written, else the recipe's name.
+  llvm::SMRange whereSet(llvm::StringRef Name) const {
+    const sema::ResolvedValue *RV = Cell->find(Name);
+    if (RV && RV->From && RV->From->NameRange.isValid())
+      return RV->From->NameRange;
+    return Recipe->NameRange;
+  }
 
   const Value *get(llvm::StringRef Name) const;
   std::string render(const Value &V, llvm::StringRef What);
@@ -100,8 +112,13 @@ std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
   std::string Why;
   if (std::optional<std::string> S = sema::renderValue(V, &Why))
     return *S;
-  Diags.report(Recipe->NameRange, DiagID::err_plan_cannot_render)
-      << What << Cell->Conc << Why;
+  // At the assignment that set the value, once: the same formula fails in
+  // every cell it gives the value (a new user saw one error per cell, at
+  // the recipe's name).
+  llvm::SMRange Where = whereSet(What);
+  if (firstAt(Where, DiagID::err_plan_cannot_render))
+    Diags.report(Where, DiagID::err_plan_cannot_render)
+        << What << Cell->Conc << Why;
   Failed = true;
   return "";
 }
@@ -109,6 +126,15 @@ std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
 std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
   std::vector<PlanKnob> Out;
   for (const auto &[Name, RV] : Cell->Values) {
+    // A recipe's files are the cell's `files`, not knobs.
+    if (llvm::StringRef(Name).startswith("file:"))
+      continue;
+    // The v1.1 client fields are in the knob list only when the recipe sets
+    // them: a plan that does not use them stays v1 byte for byte.
+    if ((Name == "client.num_prompts" || Name == "client.use_chat_template" ||
+         Name == "client.endpoint") &&
+        RV.L == sema::Level::Default && RV.V.isNone())
+      continue;
     PlanKnob K;
     K.Name = Name;
     K.Value = OrderedJSON::parse(sema::toJSON(RV.V));
@@ -180,46 +206,94 @@ std::vector<PreflightStep> PlanBuilder::lowerPreflight() {
     } else if (A.Action == "run") {
       F["argv"] = strings(Arg("argv"));
       F["timeout_s"] = seconds(Arg("timeout"));
+    } else if (A.Action == "capture") {
+      F["name"] = Arg("name").getString();
+      F["argv"] = strings(Arg("argv"));
+      F["timeout_s"] = seconds(Arg("timeout"));
     }
     Out.push_back(std::move(S));
   }
   return Out;
 }
 
+/// Sets member Key ("a.b") of a JSON flag's object, creating the objects on
+/// the way; Sema has checked that no member is rendered twice.
+static void setMember(OrderedJSON &Object, llvm::StringRef Key,
+                      OrderedJSON Value) {
+  auto [Head, Rest] = Key.split('.');
+  if (Rest.empty()) {
+    Object[Head.str()] = std::move(Value);
+    return;
+  }
+  OrderedJSON &Inner = Object[Head.str()];
+  if (!Inner.is_object())
+    Inner = OrderedJSON::object();
+  setMember(Inner, Rest, std::move(Value));
+}
+
 /// The engine's command, then each rendering in engine declaration order;
-/// the members of one JSON flag form one object at the place of the first.
+/// the members of one JSON flag form one object at the place of the first,
+/// in the order they are rendered.
 std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
   std::vector<std::string> Argv;
   if (const Value *Cmd = field(Recipe->Engine, "command"))
     Argv = strings(*Cmd);
-  std::map<std::string, std::pair<size_t, nlohmann::json>> JsonFlags;
+  std::map<std::string, std::pair<size_t, OrderedJSON>> JsonFlags;
   for (const sema::Rendering &R : P.Renderings) {
     llvm::StringRef What = R.Knob.empty() ? llvm::StringRef(R.Target)
                                           : llvm::StringRef(R.Knob);
     switch (R.K) {
-    case sema::Rendering::Flag:
-      Argv.push_back(R.Target);
-      if (R.V)
-        Argv.push_back(render(*R.V, What));
+    case sema::Rendering::Flag: {
+      if (!R.V) {
+        Argv.push_back(R.Target);
+        break;
+      }
+      // `--x=` renders one word per value; `each` repeats the flag per
+      // element; `spread` puts the elements after one flag.
+      bool Glued = llvm::StringRef(R.Target).endswith("=");
+      auto Put = [&](const Value &V) {
+        if (Glued)
+          Argv.push_back(R.Target + render(V, What));
+        else {
+          Argv.push_back(R.Target);
+          Argv.push_back(render(V, What));
+        }
+      };
+      if (R.Mode == sema::RenderInfo::Each) {
+        for (const Value &E : R.V->getElements())
+          Put(E);
+      } else if (R.Mode == sema::RenderInfo::Spread) {
+        const std::vector<Value> &Elems = R.V->getElements();
+        Put(Elems.front());
+        for (size_t N = 1; N < Elems.size(); ++N)
+          Argv.push_back(render(Elems[N], What));
+      } else {
+        Put(*R.V);
+      }
       break;
+    }
     case sema::Rendering::Switch:
       Argv.push_back(R.Target);
       break;
     case sema::Rendering::Arg:
       Argv.push_back(render(*R.V, What));
       break;
+    case sema::Rendering::Args:
+      for (const Value &E : R.V->getElements())
+        Argv.push_back(E.getString());
+      break;
     case sema::Rendering::Json: {
       auto [It, New] = JsonFlags.try_emplace(R.Target, Argv.size() + 1,
-                                             nlohmann::json::object());
+                                             OrderedJSON::object());
       if (New) {
         Argv.push_back(R.Target);
         Argv.emplace_back();
       }
-      It->second.second[R.Key] = nlohmann::json::parse(sema::toJSON(*R.V));
+      setMember(It->second.second, R.Key,
+                OrderedJSON::parse(sema::toJSON(*R.V)));
       break;
     }
     case sema::Rendering::Env:
-    case sema::Rendering::Args:
     case sema::Rendering::Yaml:
     case sema::Rendering::JsonFile:
       break;
@@ -235,11 +309,19 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
 std::map<std::string, std::string>
 PlanBuilder::envOf(const sema::ServerProcess &P) {
   std::map<std::string, std::string> Env;
-  for (const auto &[Name, RV] : Cell->Values)
-    if (llvm::StringRef(Name).startswith("env.") && !RV.V.isNone())
-      Env[Name.substr(4)] = render(RV.V, Name);
+  std::set<std::string> Removed; // `env.X = none` in this cell.
+  for (const auto &[Name, RV] : Cell->Values) {
+    if (!llvm::StringRef(Name).startswith("env."))
+      continue;
+    if (RV.V.isNone()) {
+      if (RV.From)
+        Removed.insert(Name.substr(4));
+      continue;
+    }
+    Env[Name.substr(4)] = render(RV.V, Name);
+  }
   for (const sema::Rendering &R : P.Renderings) {
-    if (R.K != sema::Rendering::Env || !R.V)
+    if (R.K != sema::Rendering::Env || !R.V || Removed.count(R.Target))
       continue;
     // `-> env` renders bools as 1/0 (docs/language.md §6.6).
     if (R.V->kind() == ValueKind::Bool)
@@ -361,11 +443,29 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
   }
   OrderedJSON &W = C.Workload;
   const Value *Warmup = get("client.warmup");
+  const Value *NumPrompts = get("client.num_prompts");
+  const Value *ChatTemplate = get("client.use_chat_template");
+  const Value *Endpoint = get("client.endpoint");
+  // Fields of plan v1.1, written only when the recipe sets them.
+  auto AddClientFields = [&] {
+    if (ChatTemplate)
+      W["use_chat_template"] = ChatTemplate->getBool();
+    if (Endpoint)
+      W["endpoint"] = Endpoint->getString();
+  };
   if (Scenario->getRecordName() == "agentic") {
+    for (const char *Name : {"client.num_prompts", "client.use_chat_template"})
+      if (get(Name)) {
+        if (firstAt(whereSet(Name), DiagID::err_plan_client_fixed_only))
+          Diags.report(whereSet(Name), DiagID::err_plan_client_fixed_only)
+              << Recipe->Name << Name;
+        Failed = true;
+        return C;
+      }
     const Value *Trace = Scenario->lookup("trace");
     if (Trace->isNone()) {
       if (firstForRecipe(DiagID::err_plan_agentic_trace))
-        Diags.report(Recipe->NameRange, DiagID::err_plan_agentic_trace)
+        Diags.report(whereSet("scenario"), DiagID::err_plan_agentic_trace)
             << Recipe->Name;
       Failed = true;
       return C;
@@ -383,12 +483,15 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     W["max_failed_fraction"] =
         Threshold ? number(Threshold->getNumber())
                   : number(*Rational::fraction(DefaultErrorRatePercent, 100));
+    AddClientFields();
     return C;
   }
   // A fixed run is as long as its prompts take; a duration would be
   // silently ignored, so it is an error.
   if (get("client.duration")) {
-    Diags.report(Recipe->NameRange, DiagID::err_plan_fixed_duration) << Recipe->Name;
+    if (firstForRecipe(DiagID::err_plan_fixed_duration))
+      Diags.report(whereSet("client.duration"), DiagID::err_plan_fixed_duration)
+          << Recipe->Name;
     Failed = true;
     return C;
   }
@@ -400,11 +503,15 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
   W["isl"] = Scenario->lookup("isl")->getInt();
   W["osl"] = Scenario->lookup("osl")->getInt();
   W["range_ratio"] = number(Scenario->lookup("ratio")->getNumber());
-  W["num_prompts"] = Prompts->isNone() ? 10 * Cell->Conc : Prompts->getInt();
+  // client.num_prompts, else the scenario's, else InferenceX's 10 x conc.
+  W["num_prompts"] = NumPrompts          ? NumPrompts->getInt()
+                     : Prompts->isNone() ? 10 * Cell->Conc
+                                         : Prompts->getInt();
   W["warmup"] = Warmup && Warmup->kind() == ValueKind::Int ? Warmup->getInt()
                                                            : 2 * Cell->Conc;
   W["ignore_eos"] = true;
   W["request_rate"] = Rate->isNone() ? OrderedJSON(0) : number(Rate->getNumber());
+  AddClientFields();
   return C;
 }
 
@@ -428,6 +535,8 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   Out.Nodes = C.Nodes;
   Out.Knobs = lowerKnobs();
   Out.Preflight = lowerPreflight();
+  for (const sema::GeneratedFile &F : C.Files)
+    Out.Files.emplace_back(F.Name, F.Content);
   Out.Processes = lowerProcesses();
   Out.Client = lowerClient(Out.Processes);
   const Value *Start = get("profile.start");
@@ -456,9 +565,14 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
   Plan.HardwareName = R.Hardware ? R.Hardware->Name : "";
   if (const Value *G = field(R.Hardware, "gpus_per_node"))
     Plan.GpusPerNode = G->getInt();
+  // Sema requires `vendor`; it picks what the hardware does not say.
+  const Value *Vendor = field(R.Hardware, "vendor");
+  bool Amd = Vendor && Vendor->kind() == ValueKind::Enum &&
+             Vendor->getString() == "amd";
   Plan.VisibleDevicesEnv =
-      fieldString(R.Hardware, "visible_devices_env", "CUDA_VISIBLE_DEVICES");
-  Plan.Smi = fieldString(R.Hardware, "smi", "nvidia-smi");
+      fieldString(R.Hardware, "visible_devices_env",
+                  Amd ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES");
+  Plan.Smi = fieldString(R.Hardware, "smi", Amd ? "amd-smi" : "nvidia-smi");
   Plan.HardwareProfile = fieldString(R.Hardware, "profile", Plan.HardwareName);
   Plan.EngineName = R.Engine ? R.Engine->Name : "";
   if (const Value *Prefix = field(R.Engine, "metric_prefix"))

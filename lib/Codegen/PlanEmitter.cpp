@@ -4,6 +4,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace arecipe;
 using namespace arecipe::codegen;
 
@@ -59,6 +61,12 @@ static OrderedJSON cellJSON(const PlanCell &C) {
   J["processes"] = OrderedJSON::array();
   for (const ProcessSpec &P : C.Processes)
     J["processes"].push_back(processJSON(P));
+  // v1.1: only a cell with files has the field, so a v1 plan stays v1.
+  if (!C.Files.empty()) {
+    J["files"] = OrderedJSON::array();
+    for (const auto &[Name, Content] : C.Files)
+      J["files"].push_back({{"name", Name}, {"content", Content}});
+  }
   OrderedJSON &Client = J["client"];
   Client["target"] = C.Client.Target;
   Client["served_model_name"] = C.Client.ServedModelName;
@@ -75,7 +83,17 @@ static OrderedJSON cellJSON(const PlanCell &C) {
 
 OrderedJSON codegen::toPlanJSON(const LaunchPlan &Plan) {
   OrderedJSON J;
-  J["schema"] = "arecipe.plan/v1";
+  // A plan that uses a v1.1 field says so; every other plan stays v1.
+  bool V11 =
+      std::any_of(Plan.Cells.begin(), Plan.Cells.end(), [](const PlanCell &C) {
+        return !C.Files.empty() || C.Client.Workload.contains("endpoint") ||
+               C.Client.Workload.contains("use_chat_template") ||
+               std::any_of(C.Preflight.begin(), C.Preflight.end(),
+                           [](const PreflightStep &S) {
+                             return S.Action == "capture";
+                           });
+      });
+  J["schema"] = V11 ? "arecipe.plan/v1.1" : "arecipe.plan/v1";
   J["recipe"] = {{"name", Plan.RecipeName},
                  {"file", Plan.RecipeFile},
                  {"mode", Plan.Mode}};

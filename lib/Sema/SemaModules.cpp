@@ -272,6 +272,8 @@ bool SemaImpl::run(unsigned MainBufferID, ast::File *MainFile) {
   for (const auto &E : Entities)
     if (E->K != EntityInfo::Recipe)
       evaluateEntityFields(*E);
+    else
+      resolveParent(*E); // Only to report that a recipe cannot extend.
   for (const auto &C : Constants)
     constantValue(*C, C->Decl->getName().Range);
   parseSetOptions();

@@ -140,6 +140,21 @@ std::optional<codegen::LaunchPlan> buildPlan(const sema::Compilation &Sema,
   return codegen::buildLaunchPlan(Sema, Opts, Diags);
 }
 
+/// Lowers each recipe of the file (or the one --recipe names) to a plan of
+/// its own, for its errors only: what `--emit plan` refuses, the other
+/// outputs of the analysed recipe refuse too, instead of exiting 0.
+bool checkPlansBuild(const sema::Compilation &Sema, DiagnosticEngine &Diags) {
+  bool Ok = true;
+  for (const auto &R : Sema.recipes()) {
+    if (!RecipeName.empty() && R->Name != RecipeName)
+      continue;
+    codegen::PlanOptions Opts;
+    Opts.Recipe = R->Name;
+    Ok &= codegen::buildLaunchPlan(Sema, Opts, Diags).has_value();
+  }
+  return Ok;
+}
+
 /// Writes the requested output; false after an error was reported.
 bool emit(const ast::File &File, const llvm::SourceMgr &SM,
           DiagnosticEngine &Diags, const sema::Compilation *Sema,
@@ -244,6 +259,10 @@ int compile(llvm::SourceMgr &SM, DiagnosticEngine &Diags) {
     if (!Old->run(OldID, OldFile))
       return ExitRecipeErrors;
   }
+  if ((Emit == EmitKind::Cells || Emit == EmitKind::Table ||
+       Emit == EmitKind::InferenceX || Emit == EmitKind::Changelog) &&
+      !checkPlansBuild(Sema, Diags))
+    return ExitRecipeErrors;
   if (!Explain.empty()) {
     if (!sema::explainKnob(Sema, Explain, ExplainConc, llvm::outs(), Diags))
       return ExitRecipeErrors;

@@ -82,6 +82,9 @@ struct PlanCell {
   std::vector<PlanKnob> Knobs; ///< Sorted by name.
   std::vector<PreflightStep> Preflight;
   std::vector<ProcessSpec> Processes;
+  /// Files the runtime writes into the cell's directory before any process
+  /// starts: (name, content), in Sema's order.
+  std::vector<std::pair<std::string, std::string>> Files;
   ClientSpec Client;
   std::vector<std::pair<OrderedJSON, OrderedJSON>> Profile; ///< start_s, duration_s
   OrderedJSON MaxErrorRate;

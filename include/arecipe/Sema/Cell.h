@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ namespace ast {
 class EntityDecl;
 class Expr;
 class KnobStmt;
+class Stmt;
 class BandStmt;
 class AtConcStmt;
 } // namespace ast
@@ -61,9 +63,14 @@ struct EnumInfo {
 /// One render clause of a knob (`-> flag "--max-num-seqs" if draft > 0`).
 struct RenderInfo {
   enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
+  /// How `flag` renders a list: one word, `each` element after its own flag,
+  /// or `spread` after one flag.
+  enum ListMode : uint8_t { Single, Each, Spread };
   Kind K;
-  std::string Target; ///< The flag or variable; empty for `arg`.
-  std::string Key;    ///< JSON member for `json`.
+  std::string Target;   ///< The flag, variable or file; empty for `arg(s)`.
+  std::string Key;      ///< The member ("a.b") for `json`, `yaml`, `json_file`.
+  std::string Negative; ///< `switch "--x" else "--no-x"`: the false form.
+  ListMode Mode = Single;
   const ast::Expr *Cond = nullptr;
 };
 
@@ -71,24 +78,47 @@ struct KnobInfo {
   std::string Name;
   Type Ty;
   const ast::KnobStmt *Stmt = nullptr;
+  /// The file of the declaration that declared it (a parent's, for an
+  /// inherited knob): where its default, constraint and render conditions
+  /// look names up.
+  Module *M = nullptr;
   std::vector<RenderInfo> Renders;
 };
 
-/// A hardware, model or engine declaration with its constant fields.
+/// One statement of a process template's merged body (docs/language.md
+/// §2.3): with the file its names are looked up in.
+struct TemplateMember {
+  const ast::Stmt *S = nullptr;
+  Module *M = nullptr;
+};
+
+/// A hardware, model, engine, router or service declaration with its
+/// constant fields.
 struct EntityInfo {
   enum Kind : uint8_t { Recipe, Hardware, Engine, Model, Router, Service };
   Kind K;
   std::string Name;
   const ast::EntityDecl *Decl = nullptr;
   Module *Owner = nullptr;
+  /// `extends PARENT`: the parent, once resolved (null without `extends`,
+  /// and for the declaration whose `extends` closed a cycle).
+  const EntityInfo *Parent = nullptr;
+  bool ParentResolved = false;
   /// Constant fields (`gpus_per_node`, `id`, `command`, `endpoints.health`),
   /// filled on first use.
   std::map<std::string, Value> Fields;
   std::map<std::string, llvm::SMRange> FieldLocs;
   bool FieldsEvaluated = false;
   bool Evaluating = false;
-  std::vector<KnobInfo> Knobs; ///< Engines only, in declaration order.
+  /// Engines, routers and services: the knobs in declaration order, the
+  /// parent's first (a redeclared knob in the parent's place).
+  std::vector<KnobInfo> Knobs;
+  /// Engines, routers and services: the knobs, `emit` blocks, checks and
+  /// `file` statements in rendering order -- the parent's members (a
+  /// redeclared knob in place), then this declaration's own.
+  std::vector<TemplateMember> Body;
 
+  bool isTemplate() const { return K == Engine || K == Router || K == Service; }
   const KnobInfo *findKnob(llvm::StringRef Name) const;
 };
 
@@ -152,10 +182,21 @@ struct ResolvedValue {
 struct Rendering {
   enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
   Kind K;
-  std::string Target; ///< Flag or environment variable.
-  std::string Key;    ///< JSON member, for Json.
-  std::optional<Value> V;
-  std::string Knob; ///< Empty for `emit` items.
+  /// The flag (`--x`, or `--x=` for one word `--x=V`), the switch's flag as
+  /// it renders (the `else` form when the value is false), the environment
+  /// variable, or the file of a Yaml/JsonFile member.
+  std::string Target;
+  std::string Key; ///< The member ("a.b") for Json, Yaml and JsonFile.
+  RenderInfo::ListMode Mode = RenderInfo::Single; ///< Flag with a list.
+  std::optional<Value> V; ///< Never none: a none value renders nothing.
+  std::string Knob;       ///< Empty for `emit` items.
+};
+
+/// A file the runtime writes into the cell's directory before any process
+/// starts (`{file:NAME}` in argv, env and other files names its path).
+struct GeneratedFile {
+  std::string Name;
+  std::string Content;
 };
 
 /// A pre-flight action as it runs in a cell: its name and its arguments,
@@ -176,6 +217,9 @@ struct ServerProcess {
   int64_t NodeRank = 0; ///< The first node of the cell's allocation it uses.
   int64_t Gpus = 0;     ///< GPUs it uses on that node.
   std::vector<Rendering> Renderings; ///< Engine declaration order.
+  /// The engine's `file` statements and `yaml`/`json_file` members, as
+  /// evaluated for this process (the cell's Files hold them once).
+  std::vector<GeneratedFile> Files;
 };
 
 struct Cell {
@@ -190,6 +234,13 @@ struct Cell {
   /// shows); every process's own are in Servers.
   std::vector<Rendering> Renderings;
   std::vector<ServerProcess> Servers; ///< Prefill servers before decode.
+  /// The cell's files: the engine's (each name once), then the recipe's
+  /// `file` statements, by name.
+  std::vector<GeneratedFile> Files;
+  /// Knobs with render clauses that rendered something in some process of
+  /// the cell; a knob outside it is silent here (its conditions are false
+  /// or its value says nothing), which --emit changelog does not report.
+  std::set<std::string> Rendered;
   std::vector<PreflightAction> Preflight; ///< Recipe, band, then at conc.
   /// The utilization of the `dram_budget(u)` a value of this cell used
   /// (the InferenceX `dram-utilization`); for `server = cell(N)`, N's.
