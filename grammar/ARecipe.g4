@@ -21,8 +21,13 @@ declaration
   | letDecl
   ;
 
-// recipe / hardware / engine / model NAME { ... }
-entityDecl : kind=(RECIPE | HARDWARE | ENGINE | MODEL) name=ident block ;
+// recipe / hardware / engine / model / router / service NAME { ... },
+// optionally `extends PARENT` (a name or alias.name; Sema refuses it on a
+// recipe and checks that the parent is of the same kind).
+entityDecl
+  : kind=(RECIPE | HARDWARE | ENGINE | MODEL | ROUTER | SERVICE) name=ident
+    (EXTENDS parent=path)? block
+  ;
 
 enumDecl : ENUM name=ident LBRACE (ident (COMMA ident)* COMMA?)? RBRACE ;
 
@@ -38,13 +43,16 @@ statement
   : letDecl
   | bandStmt
   | atStmt
+  | armStmt
   | checkStmt
   | preflightStmt
   | knobStmt
   | emitStmt
   | flagStmt
   | switchStmt
+  | fileStmt
   | blockStmt
+  | argsStmt
   | assignStmt
   ;
 
@@ -58,6 +66,12 @@ bandStmt : BAND name=ident WHEN cond=expr block ;
 
 atStmt : AT CONC expr (COMMA expr)* block ;
 
+// `arm tp4 { ... }`: one search-space arm of a recipe.
+armStmt : ARM name=ident block ;
+
+// `file "ser.yaml" = yaml({...})`: a generated file of a process or a cell.
+fileStmt : FILE name=stringLit ASSIGN expr ;
+
 checkStmt : CHECK cond=expr COLON message=stringLit ;
 
 preflightStmt : PREFLIGHT action=ident LPAREN argList? RPAREN ;
@@ -69,21 +83,31 @@ knobStmt
 
 typeRef : name=ident (LT typeRef (COMMA typeRef)* GT)? optional=QUESTION? ;
 
+// `flag "--x"` renders `--x V`, `flag "--x="` one word `--x=V`; a list
+// renders `each` (`--x a --x b`) or `spread` (`--x a b`). `json`, `yaml`
+// and `json_file` name a member ("a.b" is member b of object a) of a JSON
+// flag or of a generated file.
 render
-  : ARROW ( FLAG flag=stringLit
-          | SWITCH flag=stringLit
+  : ARROW ( FLAG flag=stringLit listMode=(EACH | SPREAD)?
+          | SWITCH flag=stringLit (ELSE negative=stringLit)?
           | ARG
+          | ARGS
           | ENV flag=stringLit
-          | JSON flag=stringLit key=stringLit )
+          | JSON flag=stringLit key=stringLit
+          | YAML flag=stringLit key=stringLit
+          | JSON_FILE flag=stringLit key=stringLit )
     (IF cond=expr)?
   ;
 
 emitStmt : EMIT WHEN cond=expr block ;
 
-// Inside `emit` blocks: a constant flag (with an optional value) or switch.
-flagStmt : FLAG flag=stringLit (ASSIGN expr)? ;
+// Inside `emit` blocks: a flag (with an optional value), a switch (on, or
+// as its value says, with an optional negative form), a list of words.
+flagStmt : FLAG flag=stringLit listMode=(EACH | SPREAD)? (ASSIGN expr)? ;
 
-switchStmt : SWITCH flag=stringLit ;
+switchStmt : SWITCH flag=stringLit (ELSE negative=stringLit)? (ASSIGN expr)? ;
+
+argsStmt : ARGS expr ;
 
 // ---------------------------------------------------------- expressions --
 
@@ -124,6 +148,8 @@ primary
   | stringLit                                            # stringPrimary
   | ident                                                # nameRef
   | LPAREN expr RPAREN                                   # parenExpr
+  | LBRACK element=expr FOR var=ident IN source=expr
+    (IF cond=expr)? RBRACK                               # comprehensionExpr
   | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK           # listExpr
   | LBRACE (mapEntry (COMMA mapEntry)* COMMA?)? RBRACE   # mapExpr
   ;
@@ -138,8 +164,9 @@ stringLit : STRING | RAW_STRING ;
 
 // Contextual keywords are names wherever a name is expected.
 ident
-  : IDENT | RECIPE | HARDWARE | ENGINE | MODEL | ENUM | KNOB | EMIT | FLAG
-  | SWITCH | ARG | ENV | JSON | WHERE | FLOOR | CEIL | ROUND
+  : IDENT | RECIPE | HARDWARE | ENGINE | MODEL | ROUTER | SERVICE | ENUM
+  | KNOB | EMIT | FLAG | SWITCH | ARG | ARGS | ENV | JSON | YAML | JSON_FILE
+  | WHERE | FLOOR | CEIL | ROUND | EXTENDS | ARM | FILE | EACH | SPREAD
   ;
 
 // ---------------------------------------------------------------- lexer --
@@ -164,20 +191,31 @@ ELSE      : 'else' ;
 AND       : 'and' ;
 OR        : 'or' ;
 NOT       : 'not' ;
+FOR       : 'for' ;
 
 // Contextual keywords (see `ident`).
 RECIPE   : 'recipe' ;
 HARDWARE : 'hardware' ;
 ENGINE   : 'engine' ;
 MODEL    : 'model' ;
+ROUTER   : 'router' ;
+SERVICE  : 'service' ;
+EXTENDS  : 'extends' ;
+ARM      : 'arm' ;
+FILE     : 'file' ;
 ENUM     : 'enum' ;
 KNOB     : 'knob' ;
 EMIT     : 'emit' ;
 FLAG     : 'flag' ;
 SWITCH   : 'switch' ;
 ARG      : 'arg' ;
+ARGS     : 'args' ;
 ENV      : 'env' ;
 JSON     : 'json' ;
+YAML     : 'yaml' ;
+JSON_FILE : 'json_file' ;
+EACH     : 'each' ;
+SPREAD   : 'spread' ;
 WHERE    : 'where' ;
 FLOOR    : 'floor' ;
 CEIL     : 'ceil' ;

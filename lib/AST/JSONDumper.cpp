@@ -249,6 +249,8 @@ private:
         const auto &E = llvm::cast<EntityDecl>(D);
         J.attribute("entity", getSpelling(E.getEntityKind()));
         ident("name", E.getName());
+        if (E.hasExtends())
+          identList("extends", E.getExtends());
         block("body", E.getBody());
         break;
       }
@@ -308,6 +310,12 @@ private:
         block("body", A.getBody());
         break;
       }
+      case NodeKind::ArmStmt: {
+        const auto &A = llvm::cast<ArmStmt>(S);
+        ident("name", A.getName());
+        block("body", A.getBody());
+        break;
+      }
       case NodeKind::CheckStmt: {
         const auto &C = llvm::cast<CheckStmt>(S);
         optExpr("condition", C.getCondition());
@@ -335,6 +343,9 @@ private:
               J.attribute("render", getSpelling(R.Kind));
               optExpr("target", R.Target);
               optExpr("key", R.Key);
+              optExpr("negative", R.Negative);
+              if (R.Mode != ListMode::None)
+                J.attribute("list", getSpelling(R.Mode));
               optExpr("if", R.Cond);
             });
         });
@@ -349,12 +360,27 @@ private:
       case NodeKind::FlagStmt: {
         const auto &F = llvm::cast<FlagStmt>(S);
         optExpr("flag", F.getFlag());
+        if (F.getListMode() != ListMode::None)
+          J.attribute("list", getSpelling(F.getListMode()));
         optExpr("value", F.getValue());
         break;
       }
-      case NodeKind::SwitchStmt:
-        optExpr("flag", llvm::cast<SwitchStmt>(S).getFlag());
+      case NodeKind::SwitchStmt: {
+        const auto &Sw = llvm::cast<SwitchStmt>(S);
+        optExpr("flag", Sw.getFlag());
+        optExpr("negative", Sw.getNegative());
+        optExpr("value", Sw.getValue());
         break;
+      }
+      case NodeKind::ArgsStmt:
+        optExpr("value", llvm::cast<ArgsStmt>(S).getValue());
+        break;
+      case NodeKind::FileStmt: {
+        const auto &F = llvm::cast<FileStmt>(S);
+        optExpr("name", F.getName());
+        optExpr("value", F.getValue());
+        break;
+      }
       default:
         llvm_unreachable("not a statement");
       }
@@ -414,6 +440,14 @@ private:
           expr(*El);
       });
       return;
+    case NodeKind::ComprehensionExpr: {
+      const auto &C = llvm::cast<ComprehensionExpr>(E);
+      optExpr("element", C.getElement());
+      ident("var", C.getVar());
+      optExpr("source", C.getSource());
+      optExpr("if", C.getCondition());
+      return;
+    }
     case NodeKind::MapExpr:
       J.attributeArray("entries", [&] {
         for (const MapEntry &M : llvm::cast<MapExpr>(E).getEntries())

@@ -21,12 +21,15 @@ llvm::StringRef arecipe::ast::getKindName(NodeKind K) {
     KIND(BlockStmt)
     KIND(BandStmt)
     KIND(AtConcStmt)
+    KIND(ArmStmt)
     KIND(CheckStmt)
     KIND(PreflightStmt)
     KIND(KnobStmt)
     KIND(EmitStmt)
     KIND(FlagStmt)
     KIND(SwitchStmt)
+    KIND(ArgsStmt)
+    KIND(FileStmt)
     KIND(IntegerLiteral)
     KIND(FloatLiteral)
     KIND(QuantityLiteral)
@@ -36,6 +39,7 @@ llvm::StringRef arecipe::ast::getKindName(NodeKind K) {
     KIND(StringLiteral)
     KIND(NameExpr)
     KIND(ListExpr)
+    KIND(ComprehensionExpr)
     KIND(MapExpr)
     KIND(UnaryExpr)
     KIND(BinaryExpr)
@@ -116,12 +120,30 @@ llvm::StringRef arecipe::ast::getSpelling(RenderKind K) {
     return "switch";
   case RenderKind::Arg:
     return "arg";
+  case RenderKind::Args:
+    return "args";
   case RenderKind::Env:
     return "env";
   case RenderKind::Json:
     return "json";
+  case RenderKind::Yaml:
+    return "yaml";
+  case RenderKind::JsonFile:
+    return "json_file";
   }
   llvm_unreachable("unknown render kind");
+}
+
+llvm::StringRef arecipe::ast::getSpelling(ListMode M) {
+  switch (M) {
+  case ListMode::None:
+    return "none";
+  case ListMode::Each:
+    return "each";
+  case ListMode::Spread:
+    return "spread";
+  }
+  llvm_unreachable("unknown list mode");
 }
 
 llvm::StringRef arecipe::ast::getSpelling(EntityKind K) {
@@ -134,6 +156,10 @@ llvm::StringRef arecipe::ast::getSpelling(EntityKind K) {
     return "engine";
   case EntityKind::Model:
     return "model";
+  case EntityKind::Router:
+    return "router";
+  case EntityKind::Service:
+    return "service";
   }
   llvm_unreachable("unknown entity kind");
 }

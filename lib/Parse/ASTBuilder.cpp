@@ -112,14 +112,33 @@ Decl *ASTBuilder::buildDecl(P::DeclarationContext *C) {
     std::optional<Block> Body = buildBlock(E->block());
     if (!Name || !Body)
       return nullptr;
+    llvm::SmallVector<Identifier, 2> Parent;
+    if (E->parent) {
+      if (isBroken(E->parent))
+        return nullptr;
+      for (P::IdentContext *Segment : E->parent->ident()) {
+        std::optional<Identifier> Id = ident(Segment);
+        if (!Id)
+          return nullptr;
+        Parent.push_back(*Id);
+      }
+    }
     EntityKind Kind = EntityKind::Recipe;
     switch (E->kind->getType()) {
     case P::HARDWARE: Kind = EntityKind::Hardware; break;
     case P::ENGINE: Kind = EntityKind::Engine; break;
     case P::MODEL: Kind = EntityKind::Model; break;
+    case P::ROUTER:
+      Kind = EntityKind::Router;
+      break;
+    case P::SERVICE:
+      Kind = EntityKind::Service;
+      break;
     default: break;
     }
-    return Ctx.create<EntityDecl>(rangeOf(E), Kind, *Name, *Body);
+    return Ctx.create<EntityDecl>(
+        rangeOf(E), Kind, *Name,
+        Ctx.copyArray(llvm::ArrayRef<Identifier>(Parent)), *Body);
   }
   if (auto *E = C->enumDecl()) {
     std::optional<Identifier> Name = ident(E->name);
@@ -232,6 +251,30 @@ Stmt *ASTBuilder::buildStmt(P::StatementContext *C) {
     return Ctx.create<AtConcStmt>(rangeOf(S), Ctx.copyArray(llvm::ArrayRef<Expr *>(Concs)),
                                   *Body);
   }
+  if (auto *S = C->armStmt()) {
+    if (isBroken(S))
+      return nullptr;
+    std::optional<Identifier> Name = ident(S->name);
+    std::optional<Block> Body = buildBlock(S->block());
+    if (!Name || !Body)
+      return nullptr;
+    return Ctx.create<ArmStmt>(rangeOf(S), *Name, *Body);
+  }
+  if (auto *S = C->fileStmt()) {
+    if (isBroken(S))
+      return nullptr;
+    StringLiteral *Name = buildString(S->name);
+    Expr *Value = Name ? buildRootExpr(S->expr()) : nullptr;
+    if (!Value)
+      return nullptr;
+    return Ctx.create<FileStmt>(rangeOf(S), Name, Value);
+  }
+  if (auto *S = C->argsStmt()) {
+    Expr *Value = isBroken(S) ? nullptr : buildRootExpr(S->expr());
+    if (!Value)
+      return nullptr;
+    return Ctx.create<ArgsStmt>(rangeOf(S), Value);
+  }
   if (auto *S = C->checkStmt()) {
     if (isBroken(S))
       return nullptr;
@@ -272,13 +315,22 @@ Stmt *ASTBuilder::buildStmt(P::StatementContext *C) {
       return nullptr;
     if (!Flag)
       return nullptr;
-    return Ctx.create<FlagStmt>(rangeOf(S), Flag, Value);
+    return Ctx.create<FlagStmt>(rangeOf(S), Flag, listModeOf(S->listMode),
+                                Value);
   }
   if (auto *S = C->switchStmt()) {
-    StringLiteral *Flag = isBroken(S) ? nullptr : buildString(S->flag);
+    if (isBroken(S))
+      return nullptr;
+    StringLiteral *Flag = buildString(S->flag);
+    StringLiteral *Negative = nullptr;
+    if (S->negative && !(Negative = buildString(S->negative)))
+      return nullptr;
+    Expr *Value = nullptr;
+    if (S->expr() && !(Value = buildRootExpr(S->expr())))
+      return nullptr;
     if (!Flag)
       return nullptr;
-    return Ctx.create<SwitchStmt>(rangeOf(S), Flag);
+    return Ctx.create<SwitchStmt>(rangeOf(S), Flag, Negative, Value);
   }
   return nullptr;
 }
@@ -344,6 +396,12 @@ TypeRef *ASTBuilder::buildType(P::TypeRefContext *C, unsigned Depth) {
   return T;
 }
 
+ListMode ASTBuilder::listModeOf(antlr4::Token *T) {
+  if (!T)
+    return ListMode::None;
+  return T->getType() == P::EACH ? ListMode::Each : ListMode::Spread;
+}
+
 std::optional<RenderClause> ASTBuilder::buildRender(P::RenderContext *C) {
   if (isBroken(C))
     return std::nullopt;
@@ -355,16 +413,25 @@ std::optional<RenderClause> ASTBuilder::buildRender(P::RenderContext *C) {
     R.Kind = RenderKind::Switch;
   else if (C->ARG())
     R.Kind = RenderKind::Arg;
+  else if (C->ARGS())
+    R.Kind = RenderKind::Args;
   else if (C->ENV())
     R.Kind = RenderKind::Env;
   else if (C->JSON())
     R.Kind = RenderKind::Json;
+  else if (C->YAML())
+    R.Kind = RenderKind::Yaml;
+  else if (C->JSON_FILE())
+    R.Kind = RenderKind::JsonFile;
   else
     return std::nullopt;
-  if (R.Kind != RenderKind::Arg && !(R.Target = buildString(C->flag)))
+  if (C->flag && !(R.Target = buildString(C->flag)))
     return std::nullopt;
-  if (R.Kind == RenderKind::Json && !(R.Key = buildString(C->key)))
+  if (C->key && !(R.Key = buildString(C->key)))
     return std::nullopt;
+  if (C->negative && !(R.Negative = buildString(C->negative)))
+    return std::nullopt;
+  R.Mode = listModeOf(C->listMode);
   if (C->cond && !(R.Cond = buildRootExpr(C->cond)))
     return std::nullopt;
   return R;
@@ -584,6 +651,17 @@ Expr *ASTBuilder::buildPrimary(P::PrimaryContext *C, unsigned Depth) {
       Elements.push_back(Built);
     }
     return Ctx.create<ListExpr>(R, Ctx.copyArray(llvm::ArrayRef<Expr *>(Elements)));
+  }
+  if (auto *L = dynamic_cast<P::ComprehensionExprContext *>(C)) {
+    Expr *Element = buildExpr(L->element, Depth + 1);
+    std::optional<Identifier> Var = Element ? ident(L->var) : std::nullopt;
+    Expr *Source = Var ? buildExpr(L->source, Depth + 1) : nullptr;
+    if (!Source)
+      return nullptr;
+    Expr *Cond = nullptr;
+    if (L->cond && !(Cond = buildExpr(L->cond, Depth + 1)))
+      return nullptr;
+    return Ctx.create<ComprehensionExpr>(R, Element, *Var, Source, Cond);
   }
   if (auto *M = dynamic_cast<P::MapExprContext *>(C)) {
     llvm::SmallVector<MapEntry, 8> Entries;

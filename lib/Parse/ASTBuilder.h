@@ -63,6 +63,7 @@ private:
   ast::Stmt *buildKnob(P::KnobStmtContext *C);
   ast::TypeRef *buildType(P::TypeRefContext *C, unsigned Depth);
   std::optional<ast::RenderClause> buildRender(P::RenderContext *C);
+  static ast::ListMode listModeOf(antlr4::Token *T);
   bool buildArgs(P::ArgListContext *C, unsigned Depth,
                  llvm::SmallVectorImpl<ast::Argument> &Args);
 

@@ -4,6 +4,7 @@
 
 #include "ARecipeParser.h"
 #include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/Unit.h"
 
 #include "InputMismatchException.h"
 #include "NoViableAltException.h"
@@ -30,9 +31,29 @@ bool LexicalErrors::within(size_t Begin, size_t End) const {
 static bool isIdentLike(size_t Type) {
   switch (Type) {
   case P_::IDENT: case P_::RECIPE: case P_::HARDWARE: case P_::ENGINE:
-  case P_::MODEL: case P_::ENUM: case P_::KNOB: case P_::EMIT: case P_::FLAG:
-  case P_::SWITCH: case P_::ARG: case P_::ENV: case P_::JSON: case P_::WHERE:
-  case P_::FLOOR: case P_::CEIL: case P_::ROUND:
+  case P_::MODEL:
+  case P_::ROUTER:
+  case P_::SERVICE:
+  case P_::ENUM:
+  case P_::KNOB:
+  case P_::EMIT:
+  case P_::FLAG:
+  case P_::SWITCH:
+  case P_::ARG:
+  case P_::ARGS:
+  case P_::ENV:
+  case P_::JSON:
+  case P_::YAML:
+  case P_::JSON_FILE:
+  case P_::WHERE:
+  case P_::FLOOR:
+  case P_::CEIL:
+  case P_::ROUND:
+  case P_::EXTENDS:
+  case P_::ARM:
+  case P_::FILE:
+  case P_::EACH:
+  case P_::SPREAD:
     return true;
   default:
     return false;
@@ -49,10 +70,65 @@ static bool continuesExpression(size_t Type) {
   case P_::LE: case P_::GT: case P_::GE: case P_::IN: case P_::AND:
   case P_::OR: case P_::IF: case P_::ELSE: case P_::FLOOR: case P_::CEIL:
   case P_::ROUND:
+  case P_::FOR:
     return true;
   default:
     return false;
   }
+}
+
+/// Keywords reserved everywhere (docs/language.md §1): never a name.
+static bool isReservedKeyword(size_t Type) {
+  switch (Type) {
+  case P_::IMPORT:
+  case P_::AS:
+  case P_::LET:
+  case P_::BAND:
+  case P_::WHEN:
+  case P_::AT:
+  case P_::CONC:
+  case P_::CHECK:
+  case P_::PREFLIGHT:
+  case P_::TRUE:
+  case P_::FALSE:
+  case P_::NONE:
+  case P_::IN:
+  case P_::STEP:
+  case P_::IF:
+  case P_::ELSE:
+  case P_::AND:
+  case P_::OR:
+  case P_::NOT:
+  case P_::FOR:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// A reserved keyword that begins no statement or declaration: written
+/// first on a line and followed by `=`, it is a knob the user named after
+/// a keyword (`step = 4`).
+static bool isKeywordAssignedLikeName(TokenStream *TS, size_t Index) {
+  switch (TS->get(Index)->getType()) {
+  case P_::IMPORT:
+  case P_::LET:
+  case P_::BAND:
+  case P_::AT:
+  case P_::CHECK:
+  case P_::PREFLIGHT:
+    return false;
+  default:
+    break;
+  }
+  if (!isReservedKeyword(TS->get(Index)->getType()))
+    return false;
+  for (size_t I = Index + 1, E = TS->size(); I < E; ++I)
+    if (TS->get(I)->getChannel() == Token::DEFAULT_CHANNEL) {
+      size_t Next = TS->get(I)->getType();
+      return Next == P_::ASSIGN || Next == P_::DOT;
+    }
+  return false;
 }
 
 static bool isOpener(size_t T) {
@@ -119,6 +195,15 @@ std::string SyntaxErrorStrategy::describe(Token *T) const {
   }
 }
 
+/// The token after T on the parser's channel (EOF at the end).
+static Token *nextToken(Parser *P, Token *T) {
+  TokenStream *TS = P->getTokenStream();
+  for (size_t I = T->getTokenIndex() + 1, E = TS->size(); I < E; ++I)
+    if (TS->get(I)->getChannel() == Token::DEFAULT_CHANNEL)
+      return TS->get(I);
+  return nullptr;
+}
+
 /// The token before T on the parser's channel, or null at the start.
 Token *SyntaxErrorStrategy::previousToken(TokenStream *TS, Token *T) {
   for (size_t I = T->getTokenIndex(); I-- > 0;) {
@@ -174,9 +259,13 @@ bool SyntaxErrorStrategy::shouldSuppress(Parser *P, Token *Offending) {
   if (JunkReported)
     return true;
   ssize_t Statement = currentStatement(P);
-  if (Statement >= 0 && Statement == LastErrorStatement)
+  size_t Rule = P->getContext()->getRuleIndex();
+  bool AtBlockLevel = Rule == P_::RuleBlock || Rule == P_::RuleFile;
+  if (Statement >= 0 && Statement == LastErrorStatement &&
+      !(AtBlockLevel && StatementBegun))
     return true;
   LastErrorStatement = Statement;
+  StatementBegun = false;
   if (Offending->getType() == Token::EOF && LexErrors.UnterminatedComment)
     return true;
   // A lexical error just before or at the offending token already explains
@@ -211,6 +300,8 @@ static std::string describeBraceOwner(antlr4::RuleContext *Block) {
            Quote(E->name);
   if (auto *B = dynamic_cast<P_::BandStmtContext *>(Owner))
     return "band " + Quote(B->name);
+  if (auto *A = dynamic_cast<P_::ArmStmtContext *>(Owner))
+    return "arm " + Quote(A->name);
   if (dynamic_cast<P_::AtStmtContext *>(Owner))
     return "'at conc' block";
   if (dynamic_cast<P_::EmitStmtContext *>(Owner))
@@ -264,9 +355,55 @@ void SyntaxErrorStrategy::reportUnclosed(Parser *P, Token *Offending,
         << spellingOf(OpenType);
 }
 
+bool SyntaxErrorStrategy::reportSpacedUnit(Parser *P, Token *Unit) {
+  // `hbm = 80 GB`: the number ended the expression and `GB` looks like the
+  // start of the next statement; say what the user meant.
+  if (!Unit || !isIdentLike(Unit->getType()))
+    return false;
+  llvm::StringRef Name =
+      Src.getBytes(Unit->getStartIndex(), Unit->getStopIndex());
+  if (!parseUnit(Name))
+    return false;
+  Token *Number = previousToken(P->getTokenStream(), Unit);
+  if (!Number ||
+      (Number->getType() != P_::INT && Number->getType() != P_::FLOAT))
+    return false;
+  size_t Begin = Src.getByteOffset(Number->getStopIndex() + 1);
+  size_t End = Src.getByteOffset(Unit->getStartIndex());
+  llvm::StringRef Between = Src.getText().slice(Begin, End);
+  if (Between.empty() ||
+      Between.find_first_not_of(" \t") != llvm::StringRef::npos)
+    return false;
+  llvm::SMRange Space(endOf(Number), rangeOf(Unit).Start);
+  llvm::StringRef Digits =
+      Src.getBytes(Number->getStartIndex(), Number->getStopIndex());
+  Diags.report(Space, DiagID::err_unit_after_space)
+      << (Digits.str() + Name.str()) << FixIt::remove(Space);
+  return true;
+}
+
+bool SyntaxErrorStrategy::reportReservedName(Token *Offending) {
+  if (!isReservedKeyword(Offending->getType()))
+    return false;
+  Diags.report(rangeOf(Offending), DiagID::err_reserved_keyword_as_name)
+      << Src.getBytes(Offending->getStartIndex(), Offending->getStopIndex());
+  return true;
+}
+
 void SyntaxErrorStrategy::reportNoViableAlt(Parser *P, Token *Offending) {
   size_t Rule = P->getContext()->getRuleIndex();
+  if (reportSpacedUnit(P, Offending))
+    return;
   if (Rule == P_::RuleStatement) {
+    Token *Start = P->getContext()->getStart();
+    if (reportSpacedUnit(P, Start))
+      return;
+    // `args` in an `emit` block takes the list that follows it.
+    if (Start && Start->getType() == P_::ARGS &&
+        Offending == nextToken(P, Start)) {
+      Diags.report(endOf(Start), DiagID::err_expected_expr) << describe(Start);
+      return;
+    }
     reportExpectedAfter(P, Offending, "'='");
     return;
   }
@@ -288,6 +425,13 @@ void SyntaxErrorStrategy::reportNoViableAlt(Parser *P, Token *Offending) {
 void SyntaxErrorStrategy::reportMismatch(
     Parser *P, Token *Offending, const antlr4::misc::IntervalSet &Expected) {
   size_t Rule = P->getContext()->getRuleIndex();
+  if (reportSpacedUnit(P, Offending))
+    return;
+  // `let step = 4`: a reserved keyword where only a name may be.
+  if (Expected.contains(static_cast<size_t>(P_::IDENT)) &&
+      !Expected.contains(static_cast<size_t>(P_::INT)) &&
+      reportReservedName(Offending))
+    return;
   if (Expected.contains(static_cast<size_t>(P_::RBRACE)) &&
       (Rule == P_::RuleBlock || Rule == P_::RuleEnumDecl ||
        Rule == P_::RulePrimary)) {
@@ -349,6 +493,12 @@ void SyntaxErrorStrategy::reportJunk(Parser *P, Token *Junk) {
         << describe(BeforeName);
     return;
   }
+  if (reportSpacedUnit(P, Junk))
+    return;
+  // `step = 4` in a body: a reserved keyword assigned like a knob.
+  if (isKeywordAssignedLikeName(TS, Junk->getTokenIndex()) &&
+      reportReservedName(Junk))
+    return;
   bool AtFileLevel = P->getContext()->getRuleIndex() == P_::RuleFile;
   Diags.report(rangeOf(Junk), AtFileLevel ? DiagID::err_expected_declaration
                                           : DiagID::err_expected_statement)
@@ -412,6 +562,10 @@ bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
   default:
     break;
   }
+  // `step = 4`: a keyword assigned like a knob is still a statement (an
+  // error of its own), not part of the broken one before it.
+  if (isKeywordAssignedLikeName(TS, Index))
+    return true;
   if (!isIdentLike(Type))
     return false;
   size_t Next = Token::EOF;
@@ -422,7 +576,11 @@ bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
     }
   switch (Type) {
   case P_::RECIPE: case P_::HARDWARE: case P_::ENGINE: case P_::MODEL:
-  case P_::ENUM: case P_::KNOB:
+  case P_::ROUTER:
+  case P_::SERVICE:
+  case P_::ENUM:
+  case P_::KNOB:
+  case P_::ARM:
     if (isIdentLike(Next))
       return true;
     break;
@@ -430,8 +588,14 @@ bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
     if (Next == P_::WHEN)
       return true;
     break;
-  case P_::FLAG: case P_::SWITCH:
+  case P_::FLAG:
+  case P_::SWITCH:
+  case P_::FILE:
     if (Next == P_::STRING || Next == P_::RAW_STRING)
+      return true;
+    break;
+  case P_::ARGS:
+    if (isIdentLike(Next) || Next == P_::LBRACK)
       return true;
     break;
   default:
@@ -492,6 +656,20 @@ void SyntaxErrorStrategy::recover(Parser *P, std::exception_ptr) {
 }
 
 void SyntaxErrorStrategy::sync(Parser *P) {
+  size_t Rule = P->getContext()->getRuleIndex();
+  TokenStream *TS = P->getTokenStream();
+  if ((Rule == P_::RuleBlock || Rule == P_::RuleFile) &&
+      TS->LA(1) != Token::EOF && isKeywordAssignedLikeName(TS, TS->index())) {
+    // `step = 4`: recovery stopped here because this is a statement of
+    // its own, but no statement rule can start with a keyword. Report it
+    // and skip it, so the block keeps the statements after it.
+    endErrorCondition(P);
+    Unwinding = false;
+    JunkReported = false;
+    reportJunk(P, P->getCurrentToken());
+    skipToSyncPoint(P, /*ConsumeOne=*/true);
+    return;
+  }
   if (inErrorRecoveryMode(P) || Unwinding)
     return;
   const antlr4::atn::ATN &ATN = P->getATN();
@@ -500,7 +678,6 @@ void SyntaxErrorStrategy::sync(Parser *P) {
   antlr4::misc::IntervalSet Next = ATN.nextTokens(S);
   if (Next.contains(Token::EPSILON) || Next.contains(LA))
     return;
-  size_t Rule = P->getContext()->getRuleIndex();
   if (Rule == P_::RuleBlock || Rule == P_::RuleFile) {
     // Junk where a statement (or declaration) should start: report it and
     // skip it here, so the enclosing block keeps its statements.

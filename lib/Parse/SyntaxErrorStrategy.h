@@ -43,7 +43,10 @@ public:
       : Src(Src), Diags(Diags), LexErrors(LexErrors) {}
 
   /// The parser calls this whenever a statement or declaration begins.
-  void beginStatement() { Unwinding = false; }
+  void beginStatement() {
+    Unwinding = false;
+    StatementBegun = true;
+  }
 
   void reset(antlr4::Parser *P) override;
   void reportError(antlr4::Parser *P,
@@ -58,6 +61,10 @@ private:
   void reportMismatch(antlr4::Parser *P, antlr4::Token *Offending,
                       const antlr4::misc::IntervalSet &Expected);
   void reportJunk(antlr4::Parser *P, antlr4::Token *Junk);
+  /// `80 GB`: a unit name right after a number, separated by spaces.
+  bool reportSpacedUnit(antlr4::Parser *P, antlr4::Token *Unit);
+  /// A reserved keyword where a name is expected (`let step = 4`).
+  bool reportReservedName(antlr4::Token *Offending);
   bool shouldSuppress(antlr4::Parser *P, antlr4::Token *Offending);
   void skipToSyncPoint(antlr4::Parser *P, bool ConsumeOne);
   bool startsStatementOnNewLine(antlr4::TokenStream *TS, size_t Index);
@@ -81,6 +88,9 @@ private:
   ssize_t LastErrorStatement = -1;
   /// A junk token was reported and nothing has parsed since.
   bool JunkReported = false;
+  /// A statement began since the last error: junk in a block after it is a
+  /// new mistake even though the enclosing statement is the same.
+  bool StatementBegun = false;
 };
 
 /// Turns any error the ANTLR runtime reports outside the strategy (none is

@@ -1,9 +1,9 @@
 //===- Decl.h - Files and their top-level declarations ---------*- C++ -*-===//
 //
 // A parsed file: its imports and its declarations (recipe, hardware, engine,
-// model, enum, file-level let) in source order. Imports are recorded as
-// written; finding and loading the imported files is the driver's and
-// Sema's job, not the parser's.
+// model, router, service, enum, file-level let) in source order. Imports are
+// recorded as written; finding and loading the imported files is the driver's
+// and Sema's job, not the parser's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,17 +41,31 @@ private:
   Identifier Alias;
 };
 
-enum class EntityKind : uint8_t { Recipe, Hardware, Engine, Model };
+enum class EntityKind : uint8_t {
+  Recipe,
+  Hardware,
+  Engine,
+  Model,
+  Router,
+  Service
+};
 llvm::StringRef getSpelling(EntityKind K);
 
 /// `recipe NAME { ... }` and its siblings `hardware`, `engine`, `model`,
-/// which share one shape: a name and a body of statements.
+/// `router` and `service`, which share one shape: a name, an optional
+/// `extends PARENT` and a body of statements.
 class EntityDecl : public Decl {
 public:
-  EntityDecl(llvm::SMRange R, EntityKind Kind, Identifier Name, Block Body)
-      : Decl(NodeKind::EntityDecl, R), Kind(Kind), Name(Name), Body(Body) {}
+  EntityDecl(llvm::SMRange R, EntityKind Kind, Identifier Name,
+             llvm::ArrayRef<Identifier> Extends, Block Body)
+      : Decl(NodeKind::EntityDecl, R), Kind(Kind), Name(Name), Extends(Extends),
+        Body(Body) {}
   EntityKind getEntityKind() const { return Kind; }
   const Identifier &getName() const { return Name; }
+  /// The parent of `extends` as written: `vllm` or `alias.vllm`; empty
+  /// without `extends`.
+  llvm::ArrayRef<Identifier> getExtends() const { return Extends; }
+  bool hasExtends() const { return !Extends.empty(); }
   const Block &getBody() const { return Body; }
   static bool classof(const Node *N) {
     return N->getKind() == NodeKind::EntityDecl;
@@ -60,6 +74,7 @@ public:
 private:
   EntityKind Kind;
   Identifier Name;
+  llvm::ArrayRef<Identifier> Extends;
   Block Body;
 };
 

@@ -3,10 +3,10 @@
 // The expression nodes of docs/language.md §6: literals (numbers keep their
 // exact source text; quantities their number and unit as written), names,
 // `conc`, strings with decoded escapes and parsed `${...}` interpolations,
-// lists, maps, operators, ranges, conditionals, calls with named arguments,
-// indexing, members and `as UNIT` conversions. Nothing here evaluates, types
-// or resolves; parentheses leave no node (the range of the inner expression
-// is the parenthesised text's).
+// lists, list comprehensions, maps, operators, ranges, conditionals, calls with
+// named arguments, indexing, members and `as UNIT` conversions. Nothing here
+// evaluates, types or resolves; parentheses leave no node (the range of the
+// inner expression is the parenthesised text's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,7 +166,7 @@ private:
   Identifier Name;
 };
 
-/// `[1, 2, 4]`, `[2 .. graph_max]` (one RangeExpr element).
+/// `[1, 2, 4]`, `[2 .. graph_max]` (one RangeExpr element, spliced).
 class ListExpr : public Expr {
 public:
   ListExpr(llvm::SMRange R, llvm::ArrayRef<Expr *> Elements)
@@ -178,6 +178,29 @@ public:
 
 private:
   llvm::ArrayRef<Expr *> Elements;
+};
+
+/// `[e for x in L]`, `[e for x in L if c]`: a list comprehension over a list
+/// or a range; `x` is bound in `e` and `c` only.
+class ComprehensionExpr : public Expr {
+public:
+  ComprehensionExpr(llvm::SMRange R, Expr *Element, Identifier Var,
+                    Expr *Source, Expr *Cond)
+      : Expr(NodeKind::ComprehensionExpr, R), Element(Element), Var(Var),
+        Source(Source), Cond(Cond) {}
+  Expr *getElement() const { return Element; }
+  const Identifier &getVar() const { return Var; }
+  Expr *getSource() const { return Source; }
+  Expr *getCondition() const { return Cond; } ///< Null without `if`.
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::ComprehensionExpr;
+  }
+
+private:
+  Expr *Element;
+  Identifier Var;
+  Expr *Source;
+  Expr *Cond;
 };
 
 struct MapEntry {

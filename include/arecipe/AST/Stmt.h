@@ -1,11 +1,12 @@
 //===- Stmt.h - Statements of recipe, engine and other bodies --*- C++ -*-===//
 //
 // The statements of docs/language.md §3: assignments to dotted paths, `let`,
-// named blocks (`client { ... }`), bands, `at conc` overrides, checks,
-// pre-flight actions, knob declarations with their render clauses, `emit`
-// blocks and the constant `flag`/`switch` lines inside them. The parser
-// accepts every statement in every body; which statement may appear where
-// (knobs only in engines, `server` only in `at conc`) is Sema's decision.
+// named blocks (`client { ... }`, role blocks `prefill { ... }`), bands,
+// `at conc` overrides, arms, checks, pre-flight actions, knob declarations
+// with their render clauses, `emit` blocks and the `flag`/`switch`/`args`
+// items inside them, and `file "NAME" = expr`. The parser accepts every
+// statement in every body; which statement may appear where (knobs only in
+// process templates, `server` only in `at conc`) is Sema's decision.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,6 +119,23 @@ private:
   Block Body;
 };
 
+/// `arm tp4 { tp = 4; concurrency = [5, 10] }`: one search-space arm of a
+/// recipe, sharing everything the recipe body says (docs/language.md).
+class ArmStmt : public Stmt {
+public:
+  ArmStmt(llvm::SMRange R, Identifier Name, Block Body)
+      : Stmt(NodeKind::ArmStmt, R), Name(Name), Body(Body) {}
+  const Identifier &getName() const { return Name; }
+  const Block &getBody() const { return Body; }
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::ArmStmt;
+  }
+
+private:
+  Identifier Name;
+  Block Body;
+};
+
 /// `check tp % dcp == 0 : "dcp must divide tp"`.
 class CheckStmt : public Stmt {
 public:
@@ -159,15 +177,35 @@ struct TypeRef {
   llvm::SMRange Range;
 };
 
-enum class RenderKind : uint8_t { Flag, Switch, Arg, Env, Json };
+enum class RenderKind : uint8_t {
+  Flag,
+  Switch,
+  Arg,
+  Args,
+  Env,
+  Json,
+  Yaml,
+  JsonFile
+};
 llvm::StringRef getSpelling(RenderKind K);
 
-/// `-> flag "--max-num-seqs" if draft > 0`, `-> json "--x" "key"`.
+/// How a `flag` renders a list value: as one word (None), `each` element
+/// after its own copy of the flag, or `spread` as words after one flag.
+enum class ListMode : uint8_t { None, Each, Spread };
+llvm::StringRef getSpelling(ListMode M);
+
+/// `-> flag "--max-num-seqs" if draft > 0`, `-> json "--x" "key"`,
+/// `-> switch "--x" else "--no-x"`, `-> yaml "ser.yaml" "kv.dtype"`.
 struct RenderClause {
   RenderKind Kind;
-  StringLiteral *Target = nullptr; ///< The flag or variable; null for `arg`.
-  StringLiteral *Key = nullptr;    ///< The JSON member, for `json` only.
-  Expr *Cond = nullptr;            ///< The `if` condition, if any.
+  /// The flag, variable or file name; null for `arg` and `args`.
+  StringLiteral *Target = nullptr;
+  /// The member ("a.b"), for `json`, `yaml` and `json_file` only.
+  StringLiteral *Key = nullptr;
+  /// The negative flag of `switch "--x" else "--no-x"`, if any.
+  StringLiteral *Negative = nullptr;
+  ListMode Mode = ListMode::None; ///< `flag "--x" each|spread`.
+  Expr *Cond = nullptr;           ///< The `if` condition, if any.
   llvm::SMRange Range;
 };
 
@@ -211,12 +249,14 @@ private:
   Block Body;
 };
 
-/// `flag "--method" = "dspark"` (or without a value) inside `emit`.
+/// `flag "--method" = "dspark"` (or without a value), `flag "--x=" = v`,
+/// `flag "--cuda-graph-bs" spread = sizes` inside `emit`.
 class FlagStmt : public Stmt {
 public:
-  FlagStmt(llvm::SMRange R, StringLiteral *Flag, Expr *Value)
-      : Stmt(NodeKind::FlagStmt, R), Flag(Flag), Value(Value) {}
+  FlagStmt(llvm::SMRange R, StringLiteral *Flag, ListMode Mode, Expr *Value)
+      : Stmt(NodeKind::FlagStmt, R), Flag(Flag), Mode(Mode), Value(Value) {}
   StringLiteral *getFlag() const { return Flag; }
+  ListMode getListMode() const { return Mode; }
   Expr *getValue() const { return Value; } ///< May be null.
   static bool classof(const Node *N) {
     return N->getKind() == NodeKind::FlagStmt;
@@ -224,21 +264,60 @@ public:
 
 private:
   StringLiteral *Flag;
+  ListMode Mode;
   Expr *Value;
 };
 
-/// `switch "--enable_prefix_caching"` inside `emit`.
+/// `switch "--enable_prefix_caching"` inside `emit`; with a value
+/// (`switch "--x" else "--no-x" = cond`) the flag renders as the value says.
 class SwitchStmt : public Stmt {
 public:
-  SwitchStmt(llvm::SMRange R, StringLiteral *Flag)
-      : Stmt(NodeKind::SwitchStmt, R), Flag(Flag) {}
+  SwitchStmt(llvm::SMRange R, StringLiteral *Flag, StringLiteral *Negative,
+             Expr *Value)
+      : Stmt(NodeKind::SwitchStmt, R), Flag(Flag), Negative(Negative),
+        Value(Value) {}
   StringLiteral *getFlag() const { return Flag; }
+  StringLiteral *getNegative() const { return Negative; } ///< May be null.
+  Expr *getValue() const { return Value; }                ///< May be null.
   static bool classof(const Node *N) {
     return N->getKind() == NodeKind::SwitchStmt;
   }
 
 private:
   StringLiteral *Flag;
+  StringLiteral *Negative;
+  Expr *Value;
+};
+
+/// `args extra_args` inside `emit`: a list of strings spliced into argv.
+class ArgsStmt : public Stmt {
+public:
+  ArgsStmt(llvm::SMRange R, Expr *Value)
+      : Stmt(NodeKind::ArgsStmt, R), Value(Value) {}
+  Expr *getValue() const { return Value; }
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::ArgsStmt;
+  }
+
+private:
+  Expr *Value;
+};
+
+/// `file "ser.yaml" = yaml({...})`: a generated file (a process template's,
+/// or a cell's when written in a recipe, arm, band or `at conc` block).
+class FileStmt : public Stmt {
+public:
+  FileStmt(llvm::SMRange R, StringLiteral *Name, Expr *Value)
+      : Stmt(NodeKind::FileStmt, R), Name(Name), Value(Value) {}
+  StringLiteral *getName() const { return Name; }
+  Expr *getValue() const { return Value; }
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::FileStmt;
+  }
+
+private:
+  StringLiteral *Name;
+  Expr *Value;
 };
 
 } // namespace arecipe::ast
