@@ -35,6 +35,11 @@ static std::string yamlQuote(llvm::StringRef S) {
   return Out + "\"";
 }
 
+/// A knob with render clauses that rendered nothing in cell C.
+static bool rendersNothing(const sema::Cell &C, const std::string &Name) {
+  return C.Silent.count(Name) != 0;
+}
+
 static RecipeDiff diffRecipes(const sema::RecipeCells &Old,
                               const sema::RecipeCells &New) {
   RecipeDiff D;
@@ -62,7 +67,11 @@ static RecipeDiff diffRecipes(const sema::RecipeCells &Old,
       } else {
         // Declarations of two analyses are distinct objects: compare the
         // values' exact JSON text, which names a declaration by its name.
-        if (sema::toJSON(I->second.V) != sema::toJSON(J->second.V))
+        // A knob that renders nothing in either version of the cell (its
+        // render conditions are false there) changes nothing the engine
+        // sees.
+        if (sema::toJSON(I->second.V) != sema::toJSON(J->second.V) &&
+            !(rendersNothing(*Before, I->first) && rendersNothing(C, J->first)))
           Out.push_back({I->first, displayValue(I->second.V),
                          displayValue(J->second.V)});
         ++I, ++J;

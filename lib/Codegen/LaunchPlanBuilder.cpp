@@ -54,6 +54,18 @@ private:
   bool firstForRecipe(DiagID ID) {
     return RecipeErrors.insert({Recipe, static_cast<unsigned>(ID)}).second;
   }
+  /// Errors at an assignment already reported: one per place, not per cell.
+  std::set<std::pair<const char *, unsigned>> PlaceErrors;
+  bool firstAt(llvm::SMRange Where, DiagID ID) {
+    return PlaceErrors.insert({Where.Start.getPointer(), unsigned(ID)}).second;
+  }
+  /// Where Name's value in the cell was written, else the recipe's name.
+  llvm::SMRange whereSet(llvm::StringRef Name) const {
+    const sema::ResolvedValue *RV = Cell->find(Name);
+    if (RV && RV->From && RV->From->NameRange.isValid())
+      return RV->From->NameRange;
+    return Recipe->NameRange;
+  }
 
   const Value *get(llvm::StringRef Name) const;
   std::string render(const Value &V, llvm::StringRef What);
@@ -70,6 +82,19 @@ private:
 const char *codegen::actionName(const PreflightStep &Step) {
   return std::visit(
       [](const auto &S) { return std::decay_t<decltype(S)>::Action; }, Step);
+}
+
+bool codegen::usesV11(const PlanCell &C) {
+  if (!C.Files.empty())
+    return true;
+  for (const PreflightStep &S : C.Preflight)
+    if (std::holds_alternative<preflight::Capture>(S))
+      return true;
+  if (const auto *A = std::get_if<AgenticWorkload>(&C.Client.Workload))
+    return A->Endpoint.has_value();
+  if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload))
+    return F->UseChatTemplate || F->Endpoint;
+  return false;
 }
 
 /// "c14", or "recipe.c14" when several recipes share the plan.
@@ -105,8 +130,13 @@ std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
   std::string Why;
   if (std::optional<std::string> S = sema::renderValue(V, &Why))
     return *S;
-  Diags.report(Recipe->NameRange, DiagID::err_plan_cannot_render)
-      << What << Cell->Conc << Why;
+  // At the assignment that set the value, once: the same formula fails in
+  // every cell it gives the value (a new user saw one error per cell, at
+  // the recipe's name).
+  llvm::SMRange Where = whereSet(What);
+  if (firstAt(Where, DiagID::err_plan_cannot_render))
+    Diags.report(Where, DiagID::err_plan_cannot_render)
+        << What << Cell->Conc << Why;
   Failed = true;
   return "";
 }
@@ -114,6 +144,15 @@ std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
 std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
   std::vector<PlanKnob> Out;
   for (const auto &[Name, RV] : Cell->Values) {
+    // A recipe's files are the cell's `files`, not knobs.
+    if (llvm::StringRef(Name).startswith("file:"))
+      continue;
+    // The v1.1 client fields are in the knob list only when the recipe sets
+    // them: a plan that does not use them stays v1 byte for byte.
+    if ((Name == "client.num_prompts" || Name == "client.use_chat_template" ||
+         Name == "client.endpoint") &&
+        RV.L == sema::Level::Default && RV.V.isNone())
+      continue;
     PlanKnob K;
     K.Name = Name;
     K.Value = RV.V;
@@ -182,6 +221,10 @@ std::vector<PreflightStep> PlanBuilder::lowerPreflight() {
     } else if (A.Action == "run") {
       Out.push_back(
           preflight::RunStep{strings(Arg("argv")), seconds(Arg("timeout"))});
+    } else if (A.Action == "capture") {
+      Out.push_back(preflight::Capture{Arg("name").getString(),
+                                       strings(Arg("argv")),
+                                       seconds(Arg("timeout"))});
     } else {
       llvm_unreachable("Sema knows no other pre-flight action");
     }
@@ -189,40 +232,88 @@ std::vector<PreflightStep> PlanBuilder::lowerPreflight() {
   return Out;
 }
 
+/// Sets member Key ("a.b") of a JSON flag's object, creating the objects on
+/// the way; Sema has checked that no member is rendered twice.
+static void setMember(nlohmann::ordered_json &Object, llvm::StringRef Key,
+                      nlohmann::ordered_json Value) {
+  auto [Head, Rest] = Key.split('.');
+  if (Rest.empty()) {
+    Object[Head.str()] = std::move(Value);
+    return;
+  }
+  nlohmann::ordered_json &Inner = Object[Head.str()];
+  if (!Inner.is_object())
+    Inner = nlohmann::ordered_json::object();
+  setMember(Inner, Rest, std::move(Value));
+}
+
 /// The engine's command, then each rendering in engine declaration order;
-/// the members of one JSON flag form one object at the place of the first.
+/// the members of one JSON flag form one object at the place of the first,
+/// in the order they are rendered.
 std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
   std::vector<std::string> Argv;
   if (const Value *Cmd = field(Recipe->Engine, "command"))
     Argv = strings(*Cmd);
-  std::map<std::string, std::pair<size_t, nlohmann::json>> JsonFlags;
+  std::map<std::string, std::pair<size_t, nlohmann::ordered_json>> JsonFlags;
   for (const sema::Rendering &R : P.Renderings) {
     llvm::StringRef What = R.Knob.empty() ? llvm::StringRef(R.Target)
                                           : llvm::StringRef(R.Knob);
     switch (R.K) {
-    case sema::Rendering::Flag:
-      Argv.push_back(R.Target);
-      if (R.V)
-        Argv.push_back(render(*R.V, What));
+    case sema::Rendering::Flag: {
+      if (!R.V) {
+        Argv.push_back(R.Target);
+        break;
+      }
+      // `--x=` renders one word per value; `each` repeats the flag per
+      // element; `spread` puts the elements after one flag.
+      bool Glued = llvm::StringRef(R.Target).endswith("=");
+      auto Put = [&](const Value &V) {
+        if (Glued)
+          Argv.push_back(R.Target + render(V, What));
+        else {
+          Argv.push_back(R.Target);
+          Argv.push_back(render(V, What));
+        }
+      };
+      if (R.Mode == sema::Rendering::Each) {
+        for (Value E : R.V->elements())
+          Put(E);
+      } else if (R.Mode == sema::Rendering::Spread) {
+        bool First = true;
+        for (Value E : R.V->elements()) {
+          if (First)
+            Put(E);
+          else
+            Argv.push_back(render(E, What));
+          First = false;
+        }
+      } else {
+        Put(*R.V);
+      }
       break;
+    }
     case sema::Rendering::Switch:
       Argv.push_back(R.Target);
       break;
     case sema::Rendering::Arg:
       Argv.push_back(render(*R.V, What));
       break;
+    case sema::Rendering::Args:
+      for (Value E : R.V->elements())
+        Argv.push_back(E.getString());
+      break;
     case sema::Rendering::Json: {
       auto [It, New] = JsonFlags.try_emplace(R.Target, Argv.size() + 1,
-                                             nlohmann::json::object());
+                                             nlohmann::ordered_json::object());
       if (New) {
         Argv.push_back(R.Target);
         Argv.emplace_back();
       }
-      It->second.second[R.Key] = nlohmann::json::parse(sema::toJSON(*R.V));
+      setMember(It->second.second, R.Key,
+                nlohmann::ordered_json::parse(sema::toJSON(*R.V)));
       break;
     }
     case sema::Rendering::Env:
-    case sema::Rendering::Args:
     case sema::Rendering::Yaml:
     case sema::Rendering::JsonFile:
       break;
@@ -238,11 +329,19 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
 std::map<std::string, std::string>
 PlanBuilder::envOf(const sema::ServerProcess &P) {
   std::map<std::string, std::string> Env;
-  for (const auto &[Name, RV] : Cell->Values)
-    if (llvm::StringRef(Name).startswith("env.") && !RV.V.isNone())
-      Env[Name.substr(4)] = render(RV.V, Name);
+  std::set<std::string> Removed; // `env.X = none` in this cell.
+  for (const auto &[Name, RV] : Cell->Values) {
+    if (!llvm::StringRef(Name).startswith("env."))
+      continue;
+    if (RV.V.isNone()) {
+      if (RV.From)
+        Removed.insert(Name.substr(4));
+      continue;
+    }
+    Env[Name.substr(4)] = render(RV.V, Name);
+  }
   for (const sema::Rendering &R : P.Renderings) {
-    if (R.K != sema::Rendering::Env || !R.V)
+    if (R.K != sema::Rendering::Env || !R.V || Removed.count(R.Target))
       continue;
     // `-> env` renders bools as 1/0 (docs/language.md §6.6).
     if (R.V->kind() == ValueKind::Bool)
@@ -364,11 +463,29 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     return C;
   }
   const Value *Warmup = get("client.warmup");
+  const Value *NumPrompts = get("client.num_prompts");
+  const Value *ChatTemplate = get("client.use_chat_template");
+  const Value *Endpoint = get("client.endpoint");
+  // Fields of plan v1.1, in the plan only when the recipe sets them.
+  auto EndpointOf = [&]() -> std::optional<ClientEndpoint> {
+    if (!Endpoint)
+      return std::nullopt;
+    return Endpoint->getString() == "chat" ? ClientEndpoint::Chat
+                                           : ClientEndpoint::Completions;
+  };
   if (Scenario->getRecordName() == "agentic") {
+    for (const char *Name : {"client.num_prompts", "client.use_chat_template"})
+      if (get(Name)) {
+        if (firstAt(whereSet(Name), DiagID::err_plan_client_fixed_only))
+          Diags.report(whereSet(Name), DiagID::err_plan_client_fixed_only)
+              << Recipe->Name << Name;
+        Failed = true;
+        return C;
+      }
     const Value *Trace = Scenario->lookup("trace");
     if (Trace->isNone()) {
       if (firstForRecipe(DiagID::err_plan_agentic_trace))
-        Diags.report(Recipe->NameRange, DiagID::err_plan_agentic_trace)
+        Diags.report(whereSet("scenario"), DiagID::err_plan_agentic_trace)
             << Recipe->Name;
       Failed = true;
       return C;
@@ -386,13 +503,16 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     W.MaxFailedFraction =
         Threshold ? Threshold->getNumber()
                   : *Rational::fraction(DefaultErrorRatePercent, 100);
+    W.Endpoint = EndpointOf();
     C.Workload = std::move(W);
     return C;
   }
   // A fixed run is as long as its prompts take; a duration would be
   // silently ignored, so it is an error.
   if (get("client.duration")) {
-    Diags.report(Recipe->NameRange, DiagID::err_plan_fixed_duration) << Recipe->Name;
+    if (firstForRecipe(DiagID::err_plan_fixed_duration))
+      Diags.report(whereSet("client.duration"), DiagID::err_plan_fixed_duration)
+          << Recipe->Name;
     Failed = true;
     return C;
   }
@@ -404,10 +524,16 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
   W.Isl = Scenario->lookup("isl")->getInt();
   W.Osl = Scenario->lookup("osl")->getInt();
   W.RangeRatio = Scenario->lookup("ratio")->getNumber();
-  W.NumPrompts = Prompts->isNone() ? 10 * Cell->Conc : Prompts->getInt();
+  // client.num_prompts, else the scenario's, else InferenceX's 10 x conc.
+  W.NumPrompts = NumPrompts          ? NumPrompts->getInt()
+                 : Prompts->isNone() ? 10 * Cell->Conc
+                                     : Prompts->getInt();
   W.Warmup = Warmup && Warmup->kind() == ValueKind::Int ? Warmup->getInt()
                                                         : 2 * Cell->Conc;
   W.RequestRate = Rate->isNone() ? PlanNumber(0) : Rate->getNumber();
+  if (ChatTemplate)
+    W.UseChatTemplate = ChatTemplate->getBool();
+  W.Endpoint = EndpointOf();
   C.Workload = std::move(W);
   return C;
 }
@@ -428,6 +554,8 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   Out.Nodes = C.Nodes;
   Out.Knobs = lowerKnobs();
   Out.Preflight = lowerPreflight();
+  for (const sema::GeneratedFile &F : C.Files)
+    Out.Files.push_back({F.Name, F.Content});
   Out.Processes = lowerProcesses();
   Out.Client = lowerClient(Out.Processes);
   const Value *Start = get("profile.start");
@@ -456,9 +584,14 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
   Plan.HardwareName = R.Hardware ? R.Hardware->Name : "";
   if (const Value *G = field(R.Hardware, "gpus_per_node"))
     Plan.GpusPerNode = G->getInt();
+  // Sema requires `vendor`; it picks what the hardware does not say.
+  const Value *Vendor = field(R.Hardware, "vendor");
+  bool Amd = Vendor && Vendor->kind() == ValueKind::Enum &&
+             Vendor->getString() == "amd";
   Plan.VisibleDevicesEnv =
-      fieldString(R.Hardware, "visible_devices_env", "CUDA_VISIBLE_DEVICES");
-  Plan.Smi = fieldString(R.Hardware, "smi", "nvidia-smi");
+      fieldString(R.Hardware, "visible_devices_env",
+                  Amd ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES");
+  Plan.Smi = fieldString(R.Hardware, "smi", Amd ? "amd-smi" : "nvidia-smi");
   Plan.HardwareProfile = fieldString(R.Hardware, "profile", Plan.HardwareName);
   Plan.EngineName = R.Engine ? R.Engine->Name : "";
   if (const Value *Prefix = field(R.Engine, "metric_prefix"))
@@ -558,6 +691,7 @@ bool PlanLowering::check() {
     for (const sema::Cell &Cell : R->Cells) {
       PlanCell Discarded;
       Ok &= I.Builder.lowerCell(*R, Cell, I.Merged, Discarded);
+      I.Header.UsesV11 |= usesV11(Discarded);
       I.Cells.emplace_back(R, &Cell);
     }
   }

@@ -4,6 +4,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace arecipe;
 using namespace arecipe::codegen;
 
@@ -80,7 +82,16 @@ struct PreflightFields {
     J["argv"] = S.Argv;
     J["timeout_s"] = toJSON(S.TimeoutS);
   }
+  void operator()(const preflight::Capture &S) {
+    J["name"] = S.Name;
+    J["argv"] = S.Argv;
+    J["timeout_s"] = toJSON(S.TimeoutS);
+  }
 };
+
+static const char *endpointName(ClientEndpoint E) {
+  return E == ClientEndpoint::Chat ? "chat" : "completions";
+}
 
 struct WorkloadFields {
   OrderedJSON &W;
@@ -91,6 +102,8 @@ struct WorkloadFields {
     W["duration_s"] = toJSON(A.DurationS);
     W["warmup_s"] = toJSON(A.WarmupS);
     W["max_failed_fraction"] = toJSON(A.MaxFailedFraction);
+    if (A.Endpoint)
+      W["endpoint"] = endpointName(*A.Endpoint);
   }
   void operator()(const FixedWorkload &F) {
     W["kind"] = "fixed";
@@ -101,6 +114,10 @@ struct WorkloadFields {
     W["warmup"] = F.Warmup;
     W["ignore_eos"] = true;
     W["request_rate"] = toJSON(F.RequestRate);
+    if (F.UseChatTemplate)
+      W["use_chat_template"] = *F.UseChatTemplate;
+    if (F.Endpoint)
+      W["endpoint"] = endpointName(*F.Endpoint);
   }
 };
 } // namespace
@@ -154,6 +171,12 @@ OrderedJSON codegen::toJSON(const PlanCell &C) {
   J["processes"] = OrderedJSON::array();
   for (const ProcessSpec &P : C.Processes)
     J["processes"].push_back(processJSON(P));
+  // v1.1: only a cell with files has the field, so a v1 plan stays v1.
+  if (!C.Files.empty()) {
+    J["files"] = OrderedJSON::array();
+    for (const PlanFile &F : C.Files)
+      J["files"].push_back({{"name", F.Name}, {"content", F.Content}});
+  }
   OrderedJSON &Client = J["client"];
   Client["target"] = C.Client.Target;
   Client["served_model_name"] = C.Client.ServedModelName;
@@ -183,7 +206,8 @@ static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
 
 OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
   OrderedJSON J;
-  J["schema"] = "arecipe.plan/v1";
+  // A plan that uses a v1.1 field says so; every other plan stays v1.
+  J["schema"] = Plan.UsesV11 ? "arecipe.plan/v1.1" : "arecipe.plan/v1";
   J["recipe"] = {{"name", Plan.RecipeName},
                  {"file", Plan.RecipeFile},
                  {"mode", Plan.Mode}};

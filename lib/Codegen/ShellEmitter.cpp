@@ -226,6 +226,18 @@ client() {
 }
 )bash";
 
+/// Only a v1.1 plan's launcher has it, so a v1 plan's script is unchanged.
+/// A `capture` step stands for its output in {capture:NAME}; this launcher
+/// does not substitute that yet, so a cell with one stops at the step
+/// rather than start its processes with the placeholder in their argv.
+static const char *const CapturePrelude = R"bash(
+capture_step() {
+  local name=$1
+  [[ $print_mode == 1 ]] && return 0
+  fail "pre-flight 'capture' ($name) is not supported by this launcher yet"
+}
+)bash";
+
 static std::string functionName(llvm::StringRef Id) {
   std::string Out = "cell_";
   for (char C : Id)
@@ -281,6 +293,10 @@ struct PreflightCall {
   }
   void operator()(const preflight::RunStep &S) {
     OS << "run_step " << word(S.TimeoutS);
+    words(S.Argv);
+  }
+  void operator()(const preflight::Capture &S) {
+    OS << "capture_step " << shellQuote(S.Name) << " " << word(S.TimeoutS);
     words(S.Argv);
   }
 };
@@ -369,7 +385,7 @@ void codegen::emitShell(PlanLowering &Lowering, llvm::raw_ostream &OS) {
      << "#   --print or ARECIPE_PRINT=1: print argv and env, run nothing (no\n"
      << "#     CELL: every cell); NODE_RANK: this node of the allocation (0);\n"
      << "#   ARECIPE_NODE_ADDR_<K>: the address of node K (127.0.0.1).\n"
-     << Prelude << "\n"
+     << Prelude << (Plan.UsesV11 ? CapturePrelude : "") << "\n"
      << "smi=" << shellQuote(Plan.Smi) << "\n"
      << "visible_devices_env=" << shellQuote(Plan.VisibleDevicesEnv) << "\n";
   for (size_t I = 0; I < N; ++I)

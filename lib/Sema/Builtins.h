@@ -81,6 +81,10 @@ struct BuiltinFunction {
   /// False for `cell`, which is an error wherever it is called as a
   /// function: the handler runs before any argument is evaluated.
   bool EvaluatesArguments = true;
+  /// Non-empty: the arguments bind to these parameters by position or by
+  /// name, defaults fill the rest (`json(m, spaced = true)`), and the
+  /// handler sees one value per parameter, in this order.
+  std::vector<Param> Params = {};
 };
 
 struct BuiltinTables {
@@ -88,7 +92,8 @@ struct BuiltinTables {
   BuiltinTables(const BuiltinTables &) = delete;
   BuiltinTables &operator=(const BuiltinTables &) = delete;
 
-  /// precision, mode, router_policy, on_mismatch, node_scope, cache_scope.
+  /// precision, mode, router_policy, on_mismatch, node_scope, cache_scope,
+  /// client_endpoint.
   /// Never resized after construction: the tables below point into it.
   std::vector<EnumInfo> Enums;
   std::vector<BuiltinFunction> Functions;

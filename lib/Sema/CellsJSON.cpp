@@ -91,6 +91,9 @@ static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
       OS << ", \"target\": " << quote(R.Target);
     if (!R.Key.empty())
       OS << ", \"key\": " << quote(R.Key);
+    if (R.Mode != Rendering::Single)
+      OS << ", \"list\": "
+         << quote(R.Mode == Rendering::Each ? "each" : "spread");
     if (R.V)
       OS << ", \"value\": " << toJSON(*R.V);
     if (!R.Knob.empty())
@@ -106,8 +109,18 @@ static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
       OS << ", " << quote(Name) << ": " << toJSON(V);
     OS << "}" << (I + 1 < C.Preflight.size() ? "," : "") << "\n";
   }
-  OS << "          ]\n";
-  OS << "        }";
+  OS << "          ]";
+  // Only a cell with files has the field (cells of v1 recipes are as
+  // before).
+  if (!C.Files.empty()) {
+    OS << ",\n          \"files\": [\n";
+    for (size_t I = 0; I < C.Files.size(); ++I)
+      OS << "            {\"name\": " << quote(C.Files[I].Name)
+         << ", \"content\": " << quote(C.Files[I].Content) << "}"
+         << (I + 1 < C.Files.size() ? "," : "") << "\n";
+    OS << "          ]";
+  }
+  OS << "\n        }";
 }
 
 void arecipe::sema::emitCellsJSON(const Compilation &Comp,

@@ -11,6 +11,11 @@
 #include "Builtins.h"
 #include "SemaImpl.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <unordered_map>
+
 using namespace arecipe;
 using namespace arecipe::sema;
 
@@ -181,11 +186,24 @@ static std::optional<Value> formatFn(BuiltinCall &C) {
                    "'format(...)'");
 }
 
+/// The range of the argument bound to parameter N of a function with
+/// Params (named arguments may come in any order), else the call's.
+static llvm::SMRange argRange(const BuiltinCall &C, const BuiltinFunction &F,
+                              size_t N) {
+  size_t Positional = 0;
+  for (const ast::Argument &A : C.E->getArgs()) {
+    if (A.isNamed() ? A.Name.Name == F.Params[N].Name : Positional++ == N)
+      return A.Value->getRange();
+  }
+  return C.E->getRange();
+}
+
 static std::optional<Value> jsonFn(BuiltinCall &C) {
   if (C.Args[0].kind() != ValueKind::Map && C.Args[0].kind() != ValueKind::List)
     return C.mismatch(0, "a map or list");
   std::string Why;
-  std::optional<std::string> S = renderValue(C.Args[0], &Why);
+  std::optional<std::string> S =
+      renderJSON(C.Args[0], C.Args[1].getBool(), &Why);
   if (!S) {
     C.S.diag(C.E->getArgs()[0].Value->getRange(), DiagID::err_not_terminating)
         << Why;
@@ -193,6 +211,211 @@ static std::optional<Value> jsonFn(BuiltinCall &C) {
   }
   return C.S.admit(Value::string(std::move(*S)), C.E->getRange(),
                    "'json(...)'");
+}
+
+static std::optional<Value> yamlFn(BuiltinCall &C) {
+  if (C.Args[0].kind() != ValueKind::Map && C.Args[0].kind() != ValueKind::List)
+    return C.mismatch(0, "a map or list");
+  std::string Why;
+  std::optional<std::string> S = renderYAML(C.Args[0], &Why);
+  if (!S) {
+    C.S.diag(C.E->getArgs()[0].Value->getRange(), DiagID::err_not_terminating)
+        << Why;
+    return std::nullopt;
+  }
+  return C.S.admit(Value::string(std::move(*S)), C.E->getRange(),
+                   "'yaml(...)'");
+}
+
+/// sorted()'s order: numbers by value, strings by bytes, quantities of one
+/// dimension by size; nullopt when the two cannot be ordered.
+static std::optional<bool> lessThan(const Value &A, const Value &B) {
+  if (A.isNumeric() && B.isNumeric())
+    return A.getNumber() < B.getNumber();
+  if (A.kind() == ValueKind::String && B.kind() == ValueKind::String)
+    return A.getString() < B.getString();
+  if (A.kind() == ValueKind::Quantity && B.kind() == ValueKind::Quantity) {
+    NumericResult<std::strong_ordering> O =
+        A.getQuantity().compare(B.getQuantity());
+    if (!O)
+      return std::nullopt;
+    return *O < 0;
+  }
+  return std::nullopt;
+}
+
+static std::optional<std::vector<Value>> sortValues(BuiltinCall &C, size_t Arg,
+                                                    std::vector<Value> Elems) {
+  for (size_t N = 1; N < Elems.size(); ++N)
+    if (!lessThan(Elems[0], Elems[N])) {
+      C.S.diag(C.E->getArgs()[std::min(Arg, C.E->getArgs().size() - 1)]
+                   .Value->getRange(),
+               DiagID::err_unsortable)
+          << C.Name << (Elems[0].describeType() + " " + Elems[0].str())
+          << (Elems[N].describeType() + " " + Elems[N].str());
+      return std::nullopt;
+    }
+  std::stable_sort(
+      Elems.begin(), Elems.end(),
+      [](const Value &A, const Value &B) { return *lessThan(A, B); });
+  return Elems;
+}
+
+/// A list's elements, one Value each (a range in it is expanded; a list
+/// holds at most MaxListElements).
+static std::vector<Value> elementsOf(const Value &List) {
+  std::vector<Value> Out;
+  Out.reserve(List.listSize());
+  for (Value E : List.elements())
+    Out.push_back(std::move(E));
+  return Out;
+}
+
+/// The same for equal values (8 and 8.0 are equal); values with the same
+/// key are compared one by one.
+static std::string uniqueKey(const Value &V) {
+  if (V.isNumeric()) {
+    Rational R = V.getNumber();
+    return "n" + std::to_string(R.numerator()) + "/" +
+           std::to_string(R.denominator());
+  }
+  std::string Kind = std::to_string(static_cast<int>(V.kind()));
+  if (std::optional<std::string> S = renderValue(V))
+    return Kind + ":" + *S;
+  return Kind + "?";
+}
+
+/// The elements in first-occurrence order without repeats; linear in the
+/// elements but for values of one key (a list of a million numbers must
+/// not take a million squared comparisons).
+static std::vector<Value> uniqueValues(const std::vector<Value> &Elems) {
+  std::vector<Value> Out;
+  std::unordered_map<std::string, std::vector<size_t>> Seen;
+  for (const Value &E : Elems) {
+    std::vector<size_t> &Same = Seen[uniqueKey(E)];
+    if (llvm::any_of(Same, [&](size_t I) { return Out[I] == E; }))
+      continue;
+    Same.push_back(Out.size());
+    Out.push_back(E);
+  }
+  return Out;
+}
+
+static std::optional<Value> sortedFn(BuiltinCall &C) {
+  if (C.Args[0].kind() != ValueKind::List)
+    return C.mismatch(0, "a list");
+  std::optional<std::vector<Value>> Out =
+      sortValues(C, 0, elementsOf(C.Args[0]));
+  if (!Out)
+    return std::nullopt;
+  return C.S.admit(Value::list(std::move(*Out)), C.E->getRange(),
+                   "'sorted(...)'");
+}
+
+static std::optional<Value> uniqueFn(BuiltinCall &C) {
+  if (C.Args[0].kind() != ValueKind::List)
+    return C.mismatch(0, "a list");
+  return C.S.admit(Value::list(uniqueValues(elementsOf(C.Args[0]))),
+                   C.E->getRange(), "'unique(...)'");
+}
+
+static std::optional<Value> unionFn(BuiltinCall &C) {
+  std::vector<Value> All;
+  uint64_t Size = 0;
+  for (size_t N = 0; N < C.Args.size(); ++N) {
+    if (C.Args[N].kind() != ValueKind::List)
+      return C.mismatch(N, "a list");
+    Size += C.Args[N].listSize();
+  }
+  // Like `+`: the lists together are at most MaxListElements.
+  if (Size > (uint64_t)MaxListElements) {
+    C.S.diag(C.E->getRange(), DiagID::err_concat_too_large)
+        << C.S.sourceText(C.E->getRange()) << int64_t(Size) << MaxListElements;
+    return std::nullopt;
+  }
+  for (const Value &L : C.Args)
+    for (Value E : L.elements())
+      All.push_back(std::move(E));
+  std::optional<std::vector<Value>> Out = sortValues(C, 0, uniqueValues(All));
+  if (!Out)
+    return std::nullopt;
+  return C.S.admit(Value::list(std::move(*Out)), C.E->getRange(),
+                   "'union(...)'");
+}
+
+// geometric(start, end, factor): InferenceX's conc-start/conc-end sweep.
+// Each value is the previous one times the factor; a value past the end is
+// clamped to it, and the end is always the last value.
+static std::optional<Value> geometricFn(BuiltinCall &C) {
+  const BuiltinFunction &F = *builtins().function("geometric");
+  int64_t Start = C.Args[0].getInt(), End = C.Args[1].getInt(),
+          Factor = C.Args[2].getInt();
+  if (Start < 1) {
+    C.S.diag(argRange(C, F, 0), DiagID::err_geometric_start) << Start;
+    return std::nullopt;
+  }
+  if (Factor < 2) {
+    C.S.diag(argRange(C, F, 2), DiagID::err_geometric_factor) << Factor;
+    return std::nullopt;
+  }
+  if (Start > End) {
+    C.S.diag(C.E->getRange(), DiagID::err_geometric_empty) << Start << End;
+    return std::nullopt;
+  }
+  std::vector<Value> Out;
+  for (int64_t X = Start;;) {
+    Out.push_back(Value::integer(X));
+    if (X == End)
+      break;
+    int64_t Next;
+    if (__builtin_mul_overflow(X, Factor, &Next) || Next > End)
+      Next = End;
+    X = Next;
+  }
+  return Value::list(std::move(Out));
+}
+
+/// A name the runtime writes under the cell's directory or records: no
+/// path separators, no placeholder braces, not hidden.
+bool arecipe::sema::isValidFileName(llvm::StringRef Name) {
+  if (Name.empty() || Name.front() == '.' || Name.size() > 255)
+    return false;
+  return llvm::all_of(Name, [](char Ch) {
+    return llvm::isAlnum(Ch) || Ch == '.' || Ch == '_' || Ch == '-';
+  });
+}
+
+static std::optional<Value> placeholderName(BuiltinCall &C,
+                                            llvm::StringRef Kind) {
+  if (C.Args[0].kind() != ValueKind::String)
+    return C.mismatch(0, "string");
+  const std::string &Name = C.Args[0].getString();
+  if (!isValidFileName(Name)) {
+    C.S.diag(C.E->getArgs()[0].Value->getRange(), DiagID::err_bad_file_name)
+        << Name;
+    return std::nullopt;
+  }
+  if (C.Ctx.Recipe) {
+    auto &Refs =
+        Kind == "file" ? C.Ctx.Recipe->FileRefs : C.Ctx.Recipe->CaptureRefs;
+    Refs.try_emplace(Name, C.E->getArgs()[0].Value->getRange());
+  }
+  return Value::string("{" + Kind.str() + ":" + Name + "}");
+}
+
+static std::optional<Value> filePathFn(BuiltinCall &C) {
+  return placeholderName(C, "file");
+}
+
+static std::optional<Value> captureFn(BuiltinCall &C) {
+  return placeholderName(C, "capture");
+}
+
+static std::optional<Value> nodeAddrFn(BuiltinCall &C) {
+  if (C.Args[0].kind() != ValueKind::Int || C.Args[0].getInt() < 0)
+    return C.mismatch(0, "int >= 0");
+  return Value::string("{node_addr:" + std::to_string(C.Args[0].getInt()) +
+                       "}");
 }
 
 static std::optional<Value> dramBudgetFn(BuiltinCall &C) {
@@ -221,6 +444,7 @@ BuiltinTables::BuiltinTables() {
       {"on_mismatch", {"warn", "fail"}, {}},
       {"node_scope", {"all_nodes", "rank0"}, {}},
       {"cache_scope", {"node_user_image"}, {}},
+      {"client_endpoint", {"completions", "chat"}, {}},
   };
   auto Member = [&](const char *Enum, const char *M) {
     return Value::enumMember(enumNamed(Enum), M);
@@ -251,8 +475,46 @@ BuiltinTables::BuiltinTables() {
        "exactly n fraction digits, half away from zero: `decimal(3.0, 2)` "
        "is `\"3.00\"`",
        decimalFn},
-      {"json", 1, 1, "(map | list) → string", "compact JSON, map keys sorted",
-       jsonFn},
+      {"json",
+       1,
+       2,
+       "(map | list, spaced: bool = false) → string",
+       "JSON, map keys in insertion order: compact, or with `\", \"` and "
+       "`\": \"` between items when `spaced`",
+       jsonFn,
+       true,
+       {{"value", Type(), true},
+        {"spaced", Type::of(Type::Bool), false, Value::boolean(false)}}},
+      {"yaml", 1, 1, "(map | list) → string",
+       "block YAML (two-space indent, keys in insertion order)", yamlFn},
+      {"sorted", 1, 1, "(list) → list",
+       "ascending: numbers, strings or quantities of one dimension", sortedFn},
+      {"unique", 1, 1, "(list) → list",
+       "the elements without repeats, each at its first place", uniqueFn},
+      {"union", 1, Any, "(list, list, …) → list", "`sorted(unique(a + b + …))`",
+       unionFn},
+      {"geometric",
+       2,
+       3,
+       "(int, int, factor: int = 2) → list<int>",
+       "start, start × factor, …; a value past the end is clamped to it and "
+       "the end is last: `geometric(4, 48)` is `[4, 8, 16, 32, 48]`",
+       geometricFn,
+       true,
+       {{"start", Type::of(Type::Int), true},
+        {"end", Type::of(Type::Int), true},
+        {"factor", Type::of(Type::Int), false, Value::integer(2)}}},
+      {"file_path", 1, 1, "(string) → string",
+       "where the cell's file of that name is at run time (`{file:NAME}`)",
+       filePathFn},
+      {"capture", 1, 1, "(string) → string",
+       "the trimmed output of `preflight capture(NAME, argv)` at run time "
+       "(`{capture:NAME}`)",
+       captureFn},
+      {"node_addr", 1, 1, "(int) → string",
+       "the address of node K of the cell's allocation at run time "
+       "(`{node_addr:K}`)",
+       nodeAddrFn},
       {"dram_budget", 1, 1, "(float) → size",
        "the InferenceX CPU DRAM rule (§8) for the recipe's hardware and the "
        "cell's GPUs",
@@ -322,6 +584,11 @@ BuiltinTables::BuiltinTables() {
         {"scope", Type::enumOf(enumNamed("cache_scope")), false,
          Member("cache_scope", "node_user_image")}}},
       {"verify_import", {{"package", Str, true}, {"expect", Str, true}}},
+      {"capture",
+       {{"name", Str, true},
+        {"argv", Type::listOf(Str), true},
+        {"timeout", Type::of(Type::Duration), false,
+         quantityOf(5, Unit::Minute)}}},
       {"run",
        {{"argv", Type::listOf(Str), true},
         {"timeout", Type::of(Type::Duration), false,
@@ -469,10 +736,14 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
       Ok = false;
       continue;
     }
-    if (P.Variadic)
+    if (P.Variadic) {
       VariadicElems.push_back(*C);
-    else
+    } else if (Bound[Index]) {
+      S.diag(A.Range, DiagID::err_duplicate_argument) << Sig.Name << P.Name;
+      Ok = false;
+    } else {
       Bound[Index] = *C;
+    }
   }
   if (!Ok)
     return std::nullopt;
@@ -608,6 +879,15 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
   BuiltinCall Call{*this, Name, E, {}, Ctx};
   if (!Fn->EvaluatesArguments)
     return Fn->Handler(Call);
+  if (!Fn->Params.empty()) {
+    Signature Sig{Fn->Name, Fn->Params};
+    auto Bound = bindTo(*this, Sig, E->getArgs(), E->getRange(), Ctx);
+    if (!Bound)
+      return std::nullopt;
+    for (auto &[_, V] : *Bound)
+      Call.Args.push_back(std::move(V));
+    return Fn->Handler(Call);
+  }
   for (const ast::Argument &A : E->getArgs()) {
     if (A.isNamed()) {
       diag(A.Name.Range, DiagID::err_unknown_argument) << Name << A.Name.Name;

@@ -1,11 +1,11 @@
-//===- SemaChecks.cpp - Checks, constraints, layouts, renderings ---------===//
+//===- SemaChecks.cpp - Checks, constraints, layouts, pre-flights --------===//
 //
 // What is evaluated once a cell's values are resolved: knob `where`
 // constraints, `check` statements (a failure names the cell and shows the
 // operands' values), GPU and node counting per topology
-// (docs/sema.md#gpus-and-nodes) with the layout and served-name checks, the
-// engine's render conditions and `emit` blocks, pre-flight actions, and
-// finally the assignments that took effect in no cell.
+// (docs/sema.md#gpus-and-nodes) with the layout and served-name checks,
+// pre-flight actions, and finally the assignments that took effect in no
+// cell. The engine's renderings are SemaRender.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -122,9 +122,9 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
     if (inScope(C.Band, C.At, CS.C->Conc))
       Run(C.Cond, C.Message, C.M);
   if (R.Engine)
-    for (ast::Stmt *S : R.Engine->Decl->getBody().Stmts)
-      if (auto *C = llvm::dyn_cast<ast::CheckStmt>(S))
-        Run(C->getCondition(), C->getMessage(), R.Engine->Owner);
+    for (const TemplateMember &M : R.Engine->Body)
+      if (auto *C = llvm::dyn_cast<ast::CheckStmt>(M.S))
+        Run(C->getCondition(), C->getMessage(), M.M);
 
   // The served model name is what the client asks for on the wire.
   const ResolvedValue *Served = CS.C->find("served_model_name");
@@ -151,7 +151,7 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
     if (!Constraint || !RV)
       continue;
     EvalCtx Ctx;
-    Ctx.M = R.Engine->Owner;
+    Ctx.M = K.M;
     Ctx.Cell = &CS;
     Ctx.Recipe = &R;
     Ctx.What = "a constraint";
@@ -190,8 +190,12 @@ void SemaImpl::countGpus(RecipeState &R, CellState &CS) {
     // One process per node: rank 0 serves the API, the others are workers
     // of the same server (pipeline stages).
     for (int64_t N = 0; N < Nodes; ++N)
-      C.Servers.push_back({N == 0 ? "server" : "worker", N, N,
-                           std::min(PerNode, PerServer - N * PerNode), {}});
+      C.Servers.push_back({N == 0 ? "server" : "worker",
+                           N,
+                           N,
+                           std::min(PerNode, PerServer - N * PerNode),
+                           {},
+                           {}});
     if (PerServer > Nodes * PerNode) {
       const ResolvedValue *TP = C.find("tp");
       llvm::SMRange Where = R.Out->NameRange;
@@ -218,97 +222,9 @@ void SemaImpl::countGpus(RecipeState &R, CellState &CS) {
   // server larger than a node is one process on its first node.
   int64_t Node = 0;
   for (int64_t I = 0; I < Prefill; ++I, Node += NodesFor(PerServer))
-    C.Servers.push_back({"prefill", I, Node, PerServer, {}});
+    C.Servers.push_back({"prefill", I, Node, PerServer, {}, {}});
   for (int64_t I = 0; I < Decode; ++I, Node += NodesFor(TP))
-    C.Servers.push_back({"decode", I, Node, TP, {}});
-}
-
-void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
-  if (!R.Out->Engine)
-    return;
-  // A cell whose topology could not be laid out still shows one server's
-  // renderings.
-  if (CS.C->Servers.empty())
-    CS.C->Servers.push_back({"server", 0, 0, CS.C->Gpus, {}});
-  for (ServerProcess &P : CS.C->Servers)
-    P.Renderings = renderFor(R, CS, P);
-}
-
-std::vector<Rendering> SemaImpl::renderFor(RecipeState &R, CellState &CS,
-                                           const ServerProcess &P) {
-  const EntityState *Engine = R.Engine;
-  std::vector<Rendering> Result;
-  EvalCtx Ctx;
-  Ctx.M = Engine->Owner;
-  Ctx.Cell = &CS;
-  Ctx.Recipe = &R;
-  Ctx.What = "a rendering";
-  Ctx.Process = &P;
-  for (ast::Stmt *S : Engine->Decl->getBody().Stmts) {
-    if (auto *K = llvm::dyn_cast<ast::KnobStmt>(S)) {
-      const KnobInfo *Info = Engine->findKnob(K->getName().Name);
-      const ResolvedValue *RV = CS.C->find(K->getName().Name);
-      if (!Info || Info->Stmt != K || !RV)
-        continue;
-      for (const RenderInfo &RI : Info->Renders) {
-        if (RI.Cond) {
-          std::optional<bool> On = evalBool(RI.Cond, Ctx, "a render condition");
-          if (!On || !*On)
-            continue;
-        }
-        if (RV->V.isNone())
-          continue;
-        if (RI.K == RenderInfo::Switch &&
-            !(RV->V.kind() == ValueKind::Bool && RV->V.getBool()))
-          continue;
-        Rendering Out;
-        Out.K = static_cast<Rendering::Kind>(RI.K);
-        Out.Target = RI.Target;
-        Out.Key = RI.Key;
-        Out.V = RV->V;
-        Out.Knob = Info->Name;
-        Result.push_back(std::move(Out));
-      }
-      continue;
-    }
-    auto *Emit = llvm::dyn_cast<ast::EmitStmt>(S);
-    if (!Emit)
-      continue;
-    std::optional<bool> On = evalBool(Emit->getCondition(), Ctx, "an 'emit' condition");
-    if (!On || !*On)
-      continue;
-    for (ast::Stmt *Item : Emit->getBody().Stmts) {
-      Rendering Out;
-      if (auto *F = llvm::dyn_cast<ast::FlagStmt>(Item)) {
-        Out.K = Rendering::Flag;
-        Out.Target = F->getFlag()->getPlainValue().str();
-        if (F->getValue()) {
-          std::optional<Value> V = eval(F->getValue(), Ctx);
-          if (!V)
-            continue;
-          Out.V = *V;
-        }
-      } else if (auto *Sw = llvm::dyn_cast<ast::SwitchStmt>(Item)) {
-        Out.K = Rendering::Switch;
-        Out.Target = Sw->getFlag()->getPlainValue().str();
-      } else if (auto *A = llvm::dyn_cast<ast::AssignStmt>(Item);
-                 A && A->getPath().size() == 2 &&
-                 A->getPath()[0].Name == "env") {
-        Out.K = Rendering::Env;
-        Out.Target = A->getPath()[1].Name.str();
-        std::optional<Value> V = eval(A->getValue(), Ctx);
-        if (!V)
-          continue;
-        Out.V = *V;
-      } else {
-        diag(Item->getRange(), DiagID::err_not_allowed_here)
-            << "this statement" << "an 'emit' block";
-        continue;
-      }
-      Result.push_back(std::move(Out));
-    }
-  }
-  return Result;
+    C.Servers.push_back({"decode", I, Node, TP, {}, {}});
 }
 
 void SemaImpl::evaluatePreflights(RecipeState &R, CellState &CS) {

@@ -9,7 +9,10 @@
 
 #include "SemaImpl.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
+#include <set>
 
 using namespace arecipe;
 using namespace arecipe::sema;
@@ -111,35 +114,170 @@ std::optional<Type> SemaImpl::resolveType(Module &M, const ast::TypeRef &T) {
   return Out;
 }
 
-void SemaImpl::declareEngineKnobs(EntityState &E) {
+/// Whether a redeclared knob keeps the inherited knob's type: the same
+/// type, or the same type made optional.
+static bool conformsToInherited(const Type &New, const Type &Old) {
+  if (New.str() == Old.str())
+    return true;
+  Type Optional = Old;
+  Optional.Optional = true;
+  return New.str() == Optional.str();
+}
+
+static bool isMemberPath(llvm::StringRef Key) {
+  llvm::SmallVector<llvm::StringRef, 4> Segments;
+  Key.split(Segments, '.');
+  return llvm::none_of(Segments, [](llvm::StringRef S) { return S.empty(); });
+}
+
+std::optional<KnobInfo> SemaImpl::declareKnob(EntityState &E,
+                                              const ast::KnobStmt *K) {
+  KnobInfo Info;
+  Info.Name = K->getName().Name.str();
+  Info.Stmt = K;
+  Info.M = E.Owner;
+  std::optional<Type> T = K->getType() ? resolveType(*E.Owner, *K->getType())
+                                       : std::optional<Type>(Type());
+  Info.Ty = T ? *T : Type();
+  for (const ast::RenderClause &R : K->getRenders()) {
+    RenderInfo RI;
+    RI.K = static_cast<RenderInfo::Kind>(R.Kind);
+    if (R.Target)
+      RI.Target = R.Target->getPlainValue().str();
+    if (R.Key)
+      RI.Key = R.Key->getPlainValue().str();
+    if (R.Negative)
+      RI.Negative = R.Negative->getPlainValue().str();
+    RI.Mode = static_cast<Rendering::ListMode>(R.Mode);
+    RI.Cond = R.Cond;
+    // What a render clause can say is checked once, here, not per cell.
+    bool List = !T || T->K == Type::List || T->K == Type::Any;
+    if ((RI.Mode != Rendering::Single || RI.K == RenderInfo::Args) && !List)
+      diag(R.Range, DiagID::err_render_needs_list)
+          << Info.Name
+          << (RI.K == RenderInfo::Args     ? "args"
+              : RI.Mode == Rendering::Each ? "each"
+                                           : "spread")
+          << T->str();
+    if (RI.K == RenderInfo::Switch && T && T->K != Type::Bool &&
+        T->K != Type::Any)
+      diag(R.Range, DiagID::err_render_switch_type) << Info.Name << T->str();
+    if ((RI.K == RenderInfo::Yaml || RI.K == RenderInfo::JsonFile) &&
+        !isValidFileName(RI.Target))
+      diag(R.Target->getRange(), DiagID::err_bad_file_name) << RI.Target;
+    if (R.Key && !isMemberPath(RI.Key))
+      diag(R.Key->getRange(), DiagID::err_bad_member_path) << RI.Key;
+    Info.Renders.push_back(RI);
+  }
+  return Info;
+}
+
+void SemaImpl::declareTemplate(EntityState &E) {
+  const EntityState *Parent = E.Parent;
+  if (Parent) {
+    evaluateEntityFields(const_cast<EntityState &>(*Parent));
+    E.Knobs = Parent->Knobs;
+    E.Body = Parent->Body;
+  }
+  std::set<std::string> Own; // Knobs this declaration declares itself.
   for (ast::Stmt *S : E.Decl->getBody().Stmts) {
     auto *K = llvm::dyn_cast<ast::KnobStmt>(S);
-    if (!K)
+    if (!K) {
+      if (llvm::isa<ast::EmitStmt>(S) || llvm::isa<ast::CheckStmt>(S) ||
+          llvm::isa<ast::FileStmt>(S))
+        E.Body.push_back({S, E.Owner});
       continue;
-    if (const KnobInfo *Prev = E.findKnob(K->getName().Name)) {
-      diag(K->getName().Range, DiagID::err_redefinition) << K->getName().Name;
+    }
+    llvm::StringRef Name = K->getName().Name;
+    auto Prev = std::find_if(E.Knobs.begin(), E.Knobs.end(),
+                             [&](const KnobInfo &I) { return I.Name == Name; });
+    if (Prev != E.Knobs.end() && Own.count(Name.str())) {
+      diag(K->getName().Range, DiagID::err_redefinition) << Name;
       Diags.report(Prev->Stmt->getName().Range,
                    DiagID::note_previous_definition)
           << Prev->Name;
       continue;
     }
-    KnobInfo Info;
-    Info.Name = K->getName().Name.str();
-    Info.Stmt = K;
-    std::optional<Type> T = K->getType() ? resolveType(*E.Owner, *K->getType())
-                                         : std::optional<Type>(Type());
-    Info.Ty = T ? *T : Type();
-    for (const ast::RenderClause &R : K->getRenders()) {
-      RenderInfo RI;
-      RI.K = static_cast<RenderInfo::Kind>(R.Kind);
-      if (R.Target)
-        RI.Target = R.Target->getPlainValue().str();
-      if (R.Key)
-        RI.Key = R.Key->getPlainValue().str();
-      RI.Cond = R.Cond;
-      Info.Renders.push_back(RI);
+    Own.insert(Name.str());
+    std::optional<KnobInfo> Info = declareKnob(E, K);
+    if (!Info)
+      continue;
+    if (Prev == E.Knobs.end()) {
+      E.Knobs.push_back(std::move(*Info));
+      E.Body.push_back({K, E.Owner});
+      continue;
     }
-    E.Knobs.push_back(std::move(Info));
+    // `extends`: the knob replaces the inherited one in its place, with
+    // the inherited type or that type made optional.
+    if (!conformsToInherited(Info->Ty, Prev->Ty)) {
+      auto B = diag(K->getType()->Range, DiagID::err_extends_knob_type);
+      B << Name << Prev->Ty.str() << Parent->Name << Info->Ty.str();
+      B.note(Prev->Stmt->getName().Range.Start,
+             DiagID::note_inherited_knob_here)
+          << Name << Parent->Name << Prev->Stmt->getName().Range;
+    }
+    for (TemplateMember &M : E.Body)
+      if (M.S == Prev->Stmt)
+        M = {K, E.Owner};
+    *Prev = std::move(*Info);
+  }
+}
+
+void SemaImpl::resolveParent(EntityState &E) {
+  if (E.ParentResolved)
+    return;
+  E.ParentResolved = true;
+  llvm::ArrayRef<ast::Identifier> Path = E.Decl->getExtends();
+  if (Path.empty())
+    return;
+  llvm::SMRange Range(Path.front().Range.Start, Path.back().Range.End);
+  if (E.K == EntityInfo::Recipe) {
+    diag(Range, DiagID::err_not_allowed_here) << "'extends'"
+                                              << "a recipe";
+    return;
+  }
+  const Symbol *S = lookupSymbol(*E.Owner, Path[0].Name);
+  if (S && S->K == Symbol::Alias && Path.size() == 2) {
+    auto It = S->Target->Own.find(Path[1].Name);
+    S = It == S->Target->Own.end() ? nullptr : &It->second;
+  } else if (Path.size() != 1) {
+    S = nullptr;
+  }
+  if (!S) {
+    std::vector<std::string> Candidates;
+    for (const auto &Ent : Entities)
+      if (Ent->K == E.K && Ent.get() != &E && lookupSymbol(*E.Owner, Ent->Name))
+        Candidates.push_back(Ent->Name);
+    auto B = diag(Range, DiagID::err_undeclared_name);
+    B << sourceText(Range);
+    didYouMean(B, Range, sourceText(Range), Candidates);
+    return;
+  }
+  if (S->K != Symbol::Entity) {
+    diag(Range, DiagID::err_extends_not_declaration) << sourceText(Range);
+    return;
+  }
+  EntityState *P = S->Ent;
+  if (P->K != E.K) {
+    auto B = diag(Range, DiagID::err_extends_kind);
+    B << entityLabel(E) << entityLabel(*P);
+    B.note(P->Decl->getName().Range.Start, DiagID::note_previous_definition)
+        << P->Name << P->Decl->getName().Range;
+    return;
+  }
+  E.Parent = P;
+  resolveParent(*P);
+  for (const EntityState *X = P; X; X = X->Parent) {
+    if (X != &E)
+      continue;
+    // A cycle: report it here, where it closed, and break it.
+    std::string Chain = "'" + E.Name + "'";
+    for (const EntityState *Y = P; Y != &E; Y = Y->Parent)
+      Chain += " -> '" + Y->Name + "'";
+    Chain += " -> '" + E.Name + "'";
+    diag(Range, DiagID::err_extends_cycle) << Chain;
+    E.Parent = nullptr;
+    break;
   }
 }
 
@@ -147,8 +285,17 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
   if (E.FieldsEvaluated || E.Evaluating)
     return true;
   E.Evaluating = true;
-  if (E.K == EntityInfo::Engine)
-    declareEngineKnobs(E);
+  resolveParent(E);
+  // Inherited fields first; this declaration's own replace them.
+  std::set<std::string> Inherited;
+  if (E.Parent) {
+    evaluateEntityFields(const_cast<EntityState &>(*E.Parent));
+    E.Fields = E.Parent->Fields;
+    for (const auto &[Name, _] : E.Fields)
+      Inherited.insert(Name);
+  }
+  if (E.isTemplate())
+    declareTemplate(E);
   const std::vector<FieldSpec> &Specs = fieldsOf(E.K);
   std::vector<std::string> Names;
   for (const FieldSpec &F : Specs)
@@ -171,6 +318,7 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
       didYouMean(B, NameRange, Name, Names);
       return;
     }
+    Inherited.erase(Name.str());
     auto [It, Inserted] = E.FieldLocs.try_emplace(Name.str(), NameRange);
     if (!Inserted) {
       diag(NameRange, DiagID::err_redefinition) << Name;
@@ -203,10 +351,11 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
           } else if (auto *B = llvm::dyn_cast<ast::BlockStmt>(S)) {
             Walk(B->getBody().Stmts,
                  Prefix + (Prefix.empty() ? "" : ".") + B->getName().Name.str());
-          } else if (E.K == EntityInfo::Engine && Prefix.empty() &&
+          } else if (E.isTemplate() && Prefix.empty() &&
                      (llvm::isa<ast::KnobStmt>(S) ||
                       llvm::isa<ast::CheckStmt>(S) ||
-                      llvm::isa<ast::EmitStmt>(S))) {
+                      llvm::isa<ast::EmitStmt>(S) ||
+                      llvm::isa<ast::FileStmt>(S))) {
             continue; // Per-cell parts, evaluated in each recipe's cells.
           } else {
             diag(S->getRange(), DiagID::err_not_allowed_here)
@@ -215,9 +364,33 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
         }
       };
   Walk(E.Decl->getBody().Stmts, "");
+  // Inherited values stay where the parent set them, for later messages.
+  if (E.Parent)
+    for (const std::string &Name : Inherited)
+      if (auto It = E.Parent->FieldLocs.find(Name);
+          It != E.Parent->FieldLocs.end())
+        E.FieldLocs.try_emplace(Name, It->second);
+  if (E.K == EntityInfo::Hardware)
+    checkVendor(E);
   E.Evaluating = false;
   E.FieldsEvaluated = true;
   return true;
+}
+
+void SemaImpl::checkVendor(EntityState &E) {
+  // The vendor picks the visible-devices variable and the SMI tool; a
+  // hardware without one used to become NVIDIA silently.
+  auto It = E.Fields.find("vendor");
+  if (It == E.Fields.end()) {
+    if (!E.FieldLocs.count("vendor"))
+      diag(E.Decl->getName().Range, DiagID::err_hardware_no_vendor) << E.Name;
+    return;
+  }
+  const Value &V = It->second;
+  if (V.kind() != ValueKind::Enum ||
+      (V.getString() != "amd" && V.getString() != "nvidia"))
+    diag(E.FieldLocs["vendor"], DiagID::err_hardware_vendor)
+        << V.describeType() << V.str();
 }
 
 std::optional<Value> SemaImpl::entityField(const EntityInfo &CE,
@@ -278,4 +451,91 @@ std::optional<Value> SemaImpl::constantValue(ConstantInfo &C,
   C.Evaluating = false;
   C.Evaluated = true;
   return C.V;
+}
+
+/// `--tensor-parallel-size`, `tensor-parallel-size=`, `TENSOR_PARALLEL_SIZE`
+/// all become `tensor_parallel_size`.
+static std::string normalizeSpelling(llvm::StringRef S) {
+  S = S.ltrim('-');
+  S.consume_back("=");
+  std::string Out = S.lower();
+  std::replace(Out.begin(), Out.end(), '-', '_');
+  return Out;
+}
+
+/// `num_spec_tokens` abbreviates `num_speculative_tokens`: as many words,
+/// each a prefix of the other's.
+static bool abbreviates(llvm::StringRef Short, llvm::StringRef Long) {
+  llvm::SmallVector<llvm::StringRef, 6> A, B;
+  Short.split(A, '_');
+  Long.split(B, '_');
+  if (A.size() != B.size() || A.size() < 2 || Short == Long)
+    return false;
+  for (size_t N = 0; N < A.size(); ++N)
+    if (A[N].empty() || !B[N].startswith(A[N]))
+      return false;
+  return true;
+}
+
+void SemaImpl::suggestByMeaning(DiagnosticBuilder &B, const RecipeState &R,
+                                llvm::StringRef Name, llvm::SMRange Range) {
+  std::string Wanted = normalizeSpelling(Name);
+  auto Suggest = [&](llvm::StringRef Knob) {
+    DiagnosticBuilder Note = B.note(Range.Start, DiagID::note_did_you_mean);
+    Note << Knob << Range;
+    if (sourceText(Range) == Name)
+      Note << FixIt::replace(Range, Knob);
+  };
+  // The engine's own spellings: what each knob renders.
+  if (const EntityState *Engine = R.Engine)
+    for (const KnobInfo &K : Engine->Knobs)
+      for (const RenderInfo &RI : K.Renders) {
+        // A member is spelled by its last part: `num_speculative_tokens`
+        // of `--speculative-config`.
+        llvm::StringRef Member = llvm::StringRef(RI.Key).rsplit('.').second;
+        if (Member.empty())
+          Member = RI.Key;
+        std::string Spelled = normalizeSpelling(
+            RI.Key.empty() ? llvm::StringRef(RI.Target) : Member);
+        if (Spelled.empty() ||
+            !(Spelled == Wanted || abbreviates(Wanted, Spelled)))
+          continue;
+        Suggest(K.Name);
+        B.note(K.Stmt->getName().Range.Start, DiagID::note_knob_renders)
+            << K.Name
+            << (RI.K == RenderInfo::Env ? "variable '" + RI.Target + "'"
+                : RI.Key.empty()        ? "'" + RI.Target + "'"
+                                 : "'" + RI.Key + "' of '" + RI.Target + "'")
+            << K.Stmt->getName().Range;
+        return;
+      }
+  // A knob or field the name abbreviates, or the last part of a field.
+  for (const auto &[Candidate, _] : R.Names) {
+    llvm::StringRef C = Candidate;
+    if (abbreviates(Wanted, C) ||
+        (C.contains('.') && C.rsplit('.').second == Wanted)) {
+      Suggest(Candidate);
+      return;
+    }
+  }
+  // InferenceX's and the launchers' names for scenario parameters.
+  static const std::pair<const char *, const char *> Scenario[] = {
+      {"range_ratio", "ratio"}, {"random_range_ratio", "ratio"},
+      {"ratio", "ratio"},       {"isl", "isl"},
+      {"osl", "osl"},           {"input_len", "isl"},
+      {"output_len", "osl"},    {"request_rate", "request_rate"},
+      {"duration", "duration"}, {"trace", "trace"},
+  };
+  for (const auto &[Alias, Param] : Scenario)
+    if (Wanted == Alias) {
+      B.note(Range.Start, DiagID::note_scenario_parameter)
+          << Name << Param
+          << (llvm::StringRef(Param) == "duration" ||
+                      llvm::StringRef(Param) == "trace"
+                  ? "agentic(duration = ..., trace = ...)"
+                  : "fixed(isl = ..., osl = ..., " + std::string(Param) +
+                        " = ...)")
+          << Range;
+      return;
+    }
 }

@@ -22,6 +22,8 @@ static bool isCellMapPrefix(llvm::StringRef N) {
 
 std::vector<std::string> SemaImpl::namesVisible(const EvalCtx &Ctx) {
   std::vector<std::string> Out;
+  for (const LocalScope *L = Ctx.Locals; L; L = L->Outer)
+    Out.push_back(L->Name.str());
   if (Ctx.Recipe)
     for (const auto &[N, _] : Ctx.Recipe->Names)
       if (N.find('.') == std::string::npos)
@@ -40,6 +42,9 @@ std::vector<std::string> SemaImpl::namesVisible(const EvalCtx &Ctx) {
 std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
                                         const EvalCtx &Ctx) {
   llvm::StringRef Name = E->getName().Name;
+  for (const LocalScope *L = Ctx.Locals; L; L = L->Outer)
+    if (L->Name == Name)
+      return L->V;
   if (Ctx.Expected && Ctx.Expected->K == Type::Enum &&
       Ctx.Expected->EnumType && Ctx.Expected->EnumType->hasMember(Name))
     return Value::enumMember(Ctx.Expected->EnumType, Name);
@@ -214,6 +219,28 @@ std::optional<Value> SemaImpl::arith(ast::BinaryOp Op, const Value &L,
         << (R.describeType() + " " + R.str());
     return std::nullopt;
   };
+  if (L.kind() == ValueKind::List && R.kind() == ValueKind::List) {
+    if (Op != ast::BinaryOp::Add)
+      return Invalid();
+    uint64_t Size = L.listSize() + R.listSize();
+    if (Size > (uint64_t)MaxListElements) {
+      diag(E->getOpRange(), DiagID::err_concat_too_large)
+          << sourceText(E->getRange()) << int64_t(Size) << MaxListElements;
+      return std::nullopt;
+    }
+    // Ranges in either list stay ranges.
+    ListBuilder Out;
+    for (const Value *Part : {&L, &R})
+      Part->forEachRun(
+          [&](llvm::ArrayRef<Value> Run) {
+            for (const Value &V : Run)
+              Out.add(V);
+          },
+          [&](int64_t Lo, int64_t Step, uint64_t Count) {
+            Out.addSteps(Lo, Step, Count);
+          });
+    return admit(Out.take(), E->getRange(), "this list");
+  }
   if ((LQ || L.isNumeric()) && (RQ || R.isNumeric()) && (LQ || RQ)) {
     if (Op == ast::BinaryOp::Rem)
       return Invalid();
@@ -451,11 +478,13 @@ std::optional<Value> SemaImpl::evalList(const ast::ListExpr *E,
       !Ctx.Expected->Args.empty())
     ElemTy = &Ctx.Expected->Args[0];
   Inner.Expected = ElemTy;
+  bool Spliced = false;
   for (const ast::Expr *Elem : E->getElements()) {
     std::optional<Value> V = eval(Elem, Inner);
     if (!V)
       return std::nullopt;
     if (V->kind() == ValueKind::Range) {
+      Spliced = true;
       if ((V->getStep() > 0 && V->getLo() > V->getHi()) ||
           (V->getStep() < 0 && V->getLo() < V->getHi())) {
         diag(Elem->getRange(), DiagID::err_empty_range)
@@ -474,6 +503,117 @@ std::optional<Value> SemaImpl::evalList(const ast::ListExpr *E,
       Out.addRange(V->getLo(), V->getHi(), V->getStep());
       continue;
     }
+    Out.add(std::move(*V));
+  }
+  // `[4 .. 64 step 4, 64, 100]`: a splice that repeats an element is almost
+  // always meant as a set union.
+  // (Ranges hold distinct integers: a splice can repeat only when the
+  // literal has more than one element; the check sorts a copy.)
+  Value List = Out.take();
+  if (Spliced && E->getElements().size() > 1) {
+    std::vector<std::pair<Value, size_t>> Sorted;
+    bool Numbers = true;
+    for (Value V : List.elements()) {
+      Numbers = Numbers && V.isNumeric();
+      Sorted.emplace_back(std::move(V), Sorted.size());
+    }
+    if (Numbers) {
+      std::stable_sort(Sorted.begin(), Sorted.end(),
+                       [](const auto &A, const auto &B) {
+                         return A.first.getNumber() < B.first.getNumber();
+                       });
+      // The repeat reported is the first one in list order.
+      std::optional<size_t> First;
+      for (size_t N = 1; N < Sorted.size(); ++N)
+        if (Sorted[N].first == Sorted[N - 1].first &&
+            (!First || Sorted[N].second < *First))
+          First = Sorted[N].second;
+      if (First)
+        diag(E->getRange(), DiagID::warn_splice_duplicate)
+            << List.element(*First).str();
+    }
+  }
+  return admit(std::move(List), E->getRange(), "this list");
+}
+
+void SemaImpl::warnLinearConcurrency(const ast::Expr *List, Module *M) {
+  // InferenceX's conc-start/conc-end with a step multiplies; `[4 .. 256
+  // step 2]` written for it makes 127 cells instead of 7.
+  auto *L = llvm::dyn_cast_or_null<ast::ListExpr>(List);
+  if (!L || L->getElements().size() != 1)
+    return;
+  auto *R = llvm::dyn_cast<ast::RangeExpr>(L->getElements()[0]);
+  if (!R || !R->getStep())
+    return;
+  EvalCtx Ctx;
+  Ctx.M = M;
+  Ctx.What = "the recipe's 'concurrency'";
+  bool Was = Silent;
+  Silent = true;
+  std::optional<Value> V = eval(R, Ctx);
+  Silent = Was;
+  if (!V || V->kind() != ValueKind::Range || V->getStep() != 2)
+    return;
+  uint64_t Cells = rangeSize(V->getLo(), V->getHi(), V->getStep());
+  if (Cells <= 8 || V->getLo() < 1)
+    return;
+  int64_t Geometric = 1;
+  for (int64_t X = V->getLo(); X < V->getHi(); ++Geometric)
+    X = X > V->getHi() / 2 ? V->getHi() : X * 2;
+  diag(R->getRange(), DiagID::warn_concurrency_linear_step)
+      << V->str() << int64_t(Cells) << V->getLo() << V->getHi() << Geometric;
+}
+
+std::optional<Value>
+SemaImpl::evalComprehension(const ast::ComprehensionExpr *E,
+                            const EvalCtx &Ctx) {
+  EvalCtx Inner = Ctx;
+  Inner.Expected = nullptr;
+  std::optional<Value> Source = eval(E->getSource(), Inner);
+  if (!Source)
+    return std::nullopt;
+  // The source as a list; a range stays its bounds (elements() computes
+  // each element as the loop reaches it).
+  Value Items;
+  if (Source->kind() == ValueKind::Range) {
+    uint64_t N = rangeSize(Source->getLo(), Source->getHi(), Source->getStep());
+    if (N > (uint64_t)MaxListElements) {
+      diag(E->getSource()->getRange(), DiagID::err_list_too_large)
+          << Source->str() << MaxListElements;
+      return std::nullopt;
+    }
+    ListBuilder B;
+    if (N)
+      B.addRange(Source->getLo(), Source->getHi(), Source->getStep());
+    Items = B.take();
+  } else if (Source->kind() == ValueKind::List) {
+    Items = *Source;
+  } else {
+    diag(E->getSource()->getRange(), DiagID::err_comprehension_source)
+        << Source->describeType() << Source->str();
+    return std::nullopt;
+  }
+  const Type *ElemTy = nullptr;
+  if (Ctx.Expected && Ctx.Expected->K == Type::List &&
+      !Ctx.Expected->Args.empty())
+    ElemTy = &Ctx.Expected->Args[0];
+  ListBuilder Out;
+  for (Value Item : Items.elements()) {
+    LocalScope Scope{E->getVar().Name, std::move(Item), Ctx.Locals};
+    EvalCtx Body = Inner;
+    Body.Locals = &Scope;
+    if (E->getCondition()) {
+      std::optional<bool> Keep =
+          evalBool(E->getCondition(), Body, "a comprehension's condition");
+      if (!Keep)
+        return std::nullopt;
+      if (!*Keep)
+        continue;
+    }
+    Body.Expected = ElemTy;
+    std::optional<Value> V = eval(E->getElement(), Body);
+    if (!V)
+      return std::nullopt;
     Out.add(std::move(*V));
   }
   return admit(Out.take(), E->getRange(), "this list");
@@ -591,8 +731,13 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
   if (Base->kind() == ValueKind::Record || Base->kind() == ValueKind::Map) {
     if (const Value *V = Base->lookup(Member))
       return *V;
-    diag(E->getMember().Range, DiagID::err_unknown_field)
-        << Base->str() << Member;
+    std::vector<std::string> Fields;
+    for (const auto &[K, _] : Base->getEntries())
+      if (K.kind() == ValueKind::String)
+        Fields.push_back(K.getString());
+    auto B = diag(E->getMember().Range, DiagID::err_unknown_field);
+    B << Base->str() << Member;
+    didYouMean(B, E->getMember().Range, Member, Fields);
     return std::nullopt;
   }
   diag(E->getMember().Range, DiagID::err_unknown_field)
@@ -693,6 +838,8 @@ std::optional<Value> SemaImpl::eval(const ast::Expr *E, const EvalCtx &Ctx) {
     return evalName(llvm::cast<ast::NameExpr>(E), Ctx);
   case ast::NodeKind::ListExpr:
     return evalList(llvm::cast<ast::ListExpr>(E), Ctx);
+  case ast::NodeKind::ComprehensionExpr:
+    return evalComprehension(llvm::cast<ast::ComprehensionExpr>(E), Ctx);
   case ast::NodeKind::MapExpr:
     return evalMap(llvm::cast<ast::MapExpr>(E), Ctx);
   case ast::NodeKind::UnaryExpr: {

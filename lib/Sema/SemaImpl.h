@@ -10,7 +10,8 @@
 //   SemaBuiltins.cpp built-in functions, constructors, dram_budget
 //   SemaRecipe.cpp   a recipe's statements, levels, bands, `at conc`
 //   SemaCells.cpp    per-cell resolution, late binding, cycles, cell(N)
-//   SemaChecks.cpp   checks, constraints, layouts, renderings, dead code
+//   SemaChecks.cpp   checks, constraints, layouts, dead code
+//   SemaRender.cpp   what each process renders, generated files
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +94,21 @@ struct PreflightInfo {
 
 struct RecipeState;
 
+/// How a knob with render clauses fared in one cell, over its processes.
+struct KnobRenderState {
+  bool Rendered = false;
+  /// Every clause was skipped because its condition was false.
+  bool Blocked = true;
+  const ast::Expr *FalseCond = nullptr; ///< The first false condition.
+};
+
+/// A recipe assignment to a knob that renders nothing in some cells because
+/// its render conditions are false there.
+struct SilentKnob {
+  const ast::Expr *Cond = nullptr;
+  std::vector<int64_t> Cells;
+};
+
 /// Per-cell evaluation state.
 struct CellState {
   Cell *C = nullptr;
@@ -137,9 +153,32 @@ struct RecipeState {
   /// apply to every cell and the winning formula read no `conc`, no cell
   /// layout and only names of this set.
   std::set<std::string> SameInEveryCell;
+  /// `engine` is missing or did not evaluate (reported): assignments of
+  /// names that are no recipe field are not reported again.
+  bool EngineFailed = false;
   bool HasBands = false;
   bool BandsFailed = false; ///< A condition failed: skip coverage checks.
+  /// Resolving some cell reported an error: names a failed cell would have
+  /// defined (files, captures) are not reported as unknown.
+  bool CellsFailed = false;
   std::set<const Assignment *> PinnedByServer; ///< Already diagnosed.
+  /// `file_path(NAME)` and `capture(NAME)` calls, by name, at their first
+  /// use: each must name a file or a `preflight capture` of the recipe.
+  std::map<std::string, llvm::SMRange> FileRefs, CaptureRefs;
+  /// Assignments whose knob renders nothing in some cells (reported once
+  /// each, after every cell).
+  std::map<const Assignment *, SilentKnob> Silent;
+};
+
+/// A file or capture name: letters, digits, '.', '_', '-', not hidden.
+bool isValidFileName(llvm::StringRef Name);
+
+/// A name bound by a comprehension (`x` in `[e for x in L]`), innermost
+/// first.
+struct LocalScope {
+  llvm::StringRef Name;
+  Value V;
+  const LocalScope *Outer = nullptr;
 };
 
 /// Where an expression is evaluated.
@@ -153,6 +192,8 @@ struct EvalCtx {
   std::vector<std::string> *Deps = nullptr;
   /// Set while rendering for one process: `role` and `rank` are visible.
   const ServerProcess *Process = nullptr;
+  /// Comprehension variables in scope; they shadow every other name.
+  const LocalScope *Locals = nullptr;
 };
 
 /// The largest concurrency the runtime runs (a conc outside [1, this] is an
@@ -232,7 +273,20 @@ public:
   std::vector<ConstantInfo *> ConstStack;
 
   // Declarations (SemaDecl.cpp) -------------------------------------------
-  void declareEngineKnobs(EntityState &E);
+  /// `extends`: finds the parent, checks its kind, breaks a cycle.
+  void resolveParent(EntityState &E);
+  /// An engine's, router's or service's knobs and merged body (Knobs,
+  /// Body), the parent's first.
+  void declareTemplate(EntityState &E);
+  std::optional<KnobInfo> declareKnob(EntityState &E, const ast::KnobStmt *K);
+  void checkVendor(EntityState &E);
+  /// For an unknown knob with no close spelling: a knob whose flag, JSON
+  /// member or variable the name spells (`tensor_parallel_size` -> `tp`),
+  /// a name it abbreviates (`num_spec_tokens`), a field it is the last part
+  /// of (`num_prompts` -> `client.num_prompts`), or a scenario parameter
+  /// (`range_ratio`); attaches the note to B.
+  void suggestByMeaning(DiagnosticBuilder &B, const RecipeState &R,
+                        llvm::StringRef Name, llvm::SMRange Range);
   std::optional<Type> resolveType(Module &M, const ast::TypeRef &T);
   bool evaluateEntityFields(EntityState &E);
   std::optional<Value> entityField(const EntityInfo &E, llvm::StringRef Field,
@@ -251,6 +305,11 @@ public:
   std::optional<Value> evalConvert(const ast::ConvertExpr *E, const EvalCtx &Ctx);
   std::optional<Value> evalString(const ast::StringLiteral *E, const EvalCtx &Ctx);
   std::optional<Value> evalList(const ast::ListExpr *E, const EvalCtx &Ctx);
+  std::optional<Value> evalComprehension(const ast::ComprehensionExpr *E,
+                                         const EvalCtx &Ctx);
+  /// Warns when a recipe's `concurrency` is one linear range with step 2
+  /// that makes more than 8 cells (an InferenceX step multiplies).
+  void warnLinearConcurrency(const ast::Expr *List, Module *M);
   std::optional<Value> evalMap(const ast::MapExpr *E, const EvalCtx &Ctx);
   std::optional<Value> arith(ast::BinaryOp Op, const Value &L, const Value &R,
                              const ast::BinaryExpr *E, const EvalCtx &Ctx);
@@ -301,6 +360,8 @@ public:
   void addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
                      const BandState *Band, AtConcState *At,
                      llvm::StringRef Prefix);
+  void addFileAssignment(RecipeState &R, const ast::FileStmt &S, Level L,
+                         const BandState *Band, AtConcState *At);
   bool checkAssignable(RecipeState &R, llvm::StringRef Name,
                        llvm::SMRange NameRange, Level L);
   void evaluateRecipeHeader(RecipeState &R);
@@ -328,13 +389,17 @@ public:
   void runChecks(RecipeState &R, CellState &CS);
   void checkConstraints(RecipeState &R, CellState &CS);
   void countGpus(RecipeState &R, CellState &CS);
-  void evaluateRenderings(RecipeState &R, CellState &CS);
-  std::vector<Rendering> renderFor(RecipeState &R, CellState &CS,
-                                   const ServerProcess &P);
   void evaluatePreflights(RecipeState &R, CellState &CS);
   void reportDeadAssignments(RecipeState &R);
   void explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
                       DiagnosticBuilder &B);
+
+  // Renderings and files (SemaRender.cpp) -----------------------------------
+  void evaluateRenderings(RecipeState &R, CellState &CS);
+  void renderProcess(RecipeState &R, CellState &CS, ServerProcess &P,
+                     std::map<std::string, KnobRenderState> &Knobs);
+  void reportSilentKnobs(RecipeState &R);
+  void checkFileReferences(RecipeState &R);
 };
 
 } // namespace arecipe::sema

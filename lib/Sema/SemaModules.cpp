@@ -230,6 +230,8 @@ bool SemaImpl::loadModules(const SourceFile &MainFile) {
   for (const auto &E : Entities)
     if (E->K != EntityInfo::Recipe)
       evaluateEntityFields(*E);
+    else
+      resolveParent(*E); // Only to report that a recipe cannot extend.
   for (const auto &C : Constants)
     constantValue(*C, C->Decl->getName().Range);
   Sink->flush();

@@ -78,6 +78,8 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
     Out.Engine = V->getEntity();
     R.Engine = &stateOf(*Out.Engine);
     evaluateEntityFields(stateOf(*Out.Engine));
+  } else {
+    R.EngineFailed = true;
   }
   if (auto V = Eval("hardware", Type::of(Type::Hardware)))
     Out.Hardware = V->getEntity();
@@ -85,6 +87,7 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
     Out.Model = V->getEntity();
   if (auto V = Eval("concurrency", Type::listOf(Type::of(Type::Int)))) {
     const ast::Expr *List = Exprs["concurrency"];
+    warnLinearConcurrency(List, R.M);
     Out.ConcurrencyValue.V = *V;
     if (V->listSize() == 0)
       diag(List->getRange(), DiagID::err_concurrency_empty);
@@ -129,6 +132,11 @@ void SemaImpl::declareRecipeNames(RecipeState &R) {
       {"client.duration", Type::of(Type::Duration, true), false, true},
       {"client.session_header", Type::of(Type::String, true), false, true},
       {"client.error_threshold", Type::of(Type::Float, true), false, true},
+      {"client.num_prompts", Type::of(Type::Int, true), false, true},
+      {"client.use_chat_template", Type::of(Type::Bool, true), false, true},
+      {"client.endpoint",
+       Type::enumOf(builtinEnum("client_endpoint"), /*Optional=*/true), false,
+       true},
       {"profile.start", Type::of(Type::Duration, true), false, true},
       {"profile.duration", Type::of(Type::Duration, true), false, true},
       {"ready.startup_timeout", Type::of(Type::Duration, true), true, true},
@@ -207,11 +215,16 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
       Name.count('.') == 1) {
     CellName N;
     N.K = CellName::OpenMap;
-    N.Ty = Type::of(Type::Scalar);
+    // `none` removes the variable in the cells where it is none.
+    N.Ty = Type::of(Type::Scalar, /*Optional=*/true);
     N.ServerSide = Name.startswith("env.");
     R.Names[Name.str()] = N;
     return true;
   }
+  // Without an engine every engine knob would be unknown: the engine's
+  // error is the one to show (`engine = vlm` gave seven more).
+  if (R.EngineFailed)
+    return false;
   std::vector<std::string> Candidates;
   for (const auto &[N, _] : R.Names)
     Candidates.push_back(N);
@@ -219,7 +232,10 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
                                     : "recipe '" + R.Out->Name + "'";
   auto B = diag(NameRange, DiagID::err_unknown_knob);
   B << Name << Owner;
-  didYouMean(B, NameRange, Name, Candidates);
+  if (suggestSpelling(Name, Candidates))
+    didYouMean(B, NameRange, Name, Candidates);
+  else
+    suggestByMeaning(B, R, Name, NameRange);
   return false;
 }
 
@@ -287,6 +303,38 @@ void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
   A->setValueExpr(S.getValue());
   A->Range = S.getRange();
   A->NameRange = NameRange;
+  A->M = R.M;
+  A->Band = Band;
+  A->At = At;
+  R.ByName[Name].push_back(A.get());
+  keepAssignment(R, std::move(A));
+}
+
+void SemaImpl::addFileAssignment(RecipeState &R, const ast::FileStmt &S,
+                                 Level L, const BandState *Band,
+                                 AtConcState *At) {
+  // A recipe's `file "NAME" = expr` is an assignment to the cell name
+  // `file:NAME`: per cell, late-bound, with the levels, conflicts and
+  // dead-assignment warnings of any other assignment; `none` drops it.
+  const ast::StringLiteral *NameLit = S.getName();
+  if (NameLit->isInterpolated() || !isValidFileName(NameLit->getPlainValue())) {
+    diag(NameLit->getRange(), DiagID::err_bad_file_name)
+        << sourceText(NameLit->getRange()).trim('"');
+    return;
+  }
+  std::string Name = "file:" + NameLit->getPlainValue().str();
+  if (!R.Names.count(Name)) {
+    CellName N;
+    N.K = CellName::Field;
+    N.Ty = Type::of(Type::String, /*Optional=*/true);
+    R.Names[Name] = N;
+  }
+  auto A = std::make_unique<AssignmentState>();
+  A->Name = Name;
+  A->L = L;
+  A->setValueExpr(S.getValue());
+  A->Range = S.getRange();
+  A->NameRange = NameLit->getRange();
   A->M = R.M;
   A->Band = Band;
   A->At = At;
@@ -362,6 +410,9 @@ void SemaImpl::collectStatements(RecipeState &R,
     }
     case ast::NodeKind::PreflightStmt:
       R.Preflights.push_back({llvm::cast<ast::PreflightStmt>(S), Band, At});
+      break;
+    case ast::NodeKind::FileStmt:
+      addFileAssignment(R, *llvm::cast<ast::FileStmt>(S), L, Band, At);
       break;
     default:
       diag(S->getRange(), DiagID::err_not_allowed_here)
@@ -636,7 +687,7 @@ void SemaImpl::analyzeRecipe(EntityState &Recipe) {
       A->setValueExpr(K.Stmt->getDefault());
       A->Range = K.Stmt->getRange();
       A->NameRange = K.Stmt->getName().Range;
-      A->M = R.Engine->Owner;
+      A->M = K.M;
       A->IsKnobDefault = true;
       R.ByName[K.Name].push_back(A.get());
       keepAssignment(R, std::move(A));
@@ -679,12 +730,16 @@ void SemaImpl::analyzeRecipe(EntityState &Recipe) {
         R.Cells[C].C->Band = B;
 
   if (Out.Engine && Out.Hardware && Out.Model && !Out.Concurrency.empty()) {
+    unsigned Errors = Diags.errorCount();
     for (auto &[Conc, CS] : R.Cells)
       if (!CS.C->ServerRoot)
         resolveCell(R, CS);
     for (auto &[Conc, CS] : R.Cells)
       resolveCell(R, CS);
+    R.CellsFailed = Diags.errorCount() > Errors;
     reportDeadAssignments(R);
+    reportSilentKnobs(R);
+    checkFileReferences(R);
   }
   Recipes.push_back(std::move(Owned));
 }

@@ -22,6 +22,7 @@ class BandStmt;
 class EntityDecl;
 class Expr;
 class KnobStmt;
+class Stmt;
 } // namespace ast
 
 namespace sema {
@@ -32,8 +33,10 @@ struct Module;
 struct RenderInfo {
   enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
   Kind K;
-  std::string Target; ///< The flag or variable; empty for `arg`.
-  std::string Key;    ///< JSON member for `json`.
+  std::string Target;   ///< The flag, variable or file; empty for `arg(s)`.
+  std::string Key;      ///< The member ("a.b") for `json`, `yaml`, `json_file`.
+  std::string Negative; ///< `switch "--x" else "--no-x"`: the false form.
+  Rendering::ListMode Mode = Rendering::Single;
   const ast::Expr *Cond = nullptr;
 };
 
@@ -41,17 +44,39 @@ struct KnobInfo {
   std::string Name;
   Type Ty;
   const ast::KnobStmt *Stmt = nullptr;
+  /// The file of the declaration that declared it (a parent's, for an
+  /// inherited knob): where its default, constraint and render conditions
+  /// look names up.
+  Module *M = nullptr;
   std::vector<RenderInfo> Renders;
+};
+
+/// One statement of a process template's merged body (docs/language.md
+/// §2.3): with the file its names are looked up in.
+struct TemplateMember {
+  const ast::Stmt *S = nullptr;
+  Module *M = nullptr;
 };
 
 struct EntityState : EntityInfo {
   const ast::EntityDecl *Decl = nullptr;
   Module *Owner = nullptr;
+  /// `extends PARENT`: the parent, once resolved (null without `extends`,
+  /// and for the declaration whose `extends` closed a cycle).
+  const EntityState *Parent = nullptr;
+  bool ParentResolved = false;
   std::map<std::string, llvm::SMRange> FieldLocs;
   bool FieldsEvaluated = false; ///< Fields are filled on first use.
   bool Evaluating = false;
-  std::vector<KnobInfo> Knobs; ///< Engines only, in declaration order.
+  /// Engines, routers and services: the knobs in declaration order, the
+  /// parent's first (a redeclared knob in the parent's place).
+  std::vector<KnobInfo> Knobs;
+  /// Engines, routers and services: the knobs, `emit` blocks, checks and
+  /// `file` statements in rendering order -- the parent's members (a
+  /// redeclared knob in place), then this declaration's own.
+  std::vector<TemplateMember> Body;
 
+  bool isTemplate() const { return K == Engine || K == Router || K == Service; }
   const KnobInfo *findKnob(llvm::StringRef Name) const;
 };
 

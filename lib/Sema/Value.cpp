@@ -5,6 +5,8 @@
 
 #include "nlohmann/json.hpp"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <algorithm>
 #include <variant>
 
@@ -526,7 +528,7 @@ std::string Type::str() const {
     Out = "'cell(N)'";
     break;
   case Scalar:
-    Out = "string, int or bool";
+    Out = "string, int, float or bool";
     break;
   }
   return Optional ? Out + "?" : Out;
@@ -654,7 +656,7 @@ std::optional<Value> arecipe::sema::conformTo(const Value &V, const Type &T) {
                                          : std::nullopt;
   case Type::Scalar:
     if (V.kind() == ValueKind::String || V.kind() == ValueKind::Int ||
-        V.kind() == ValueKind::Bool)
+        V.kind() == ValueKind::Float || V.kind() == ValueKind::Bool)
       return V;
     return std::nullopt;
   }
@@ -747,19 +749,16 @@ static std::optional<nlohmann::ordered_json> toJsonValue(const Value &V,
   }
   case ValueKind::Map:
   case ValueKind::Record: {
-    std::vector<std::pair<std::string, json>> Members;
+    // Members in insertion order: a JSON flag reads like the launcher it
+    // replaces.
+    json O = json::object();
     for (const auto &[K, E] : V.getEntries()) {
       std::optional<std::string> KS = renderValue(K, Why);
       std::optional<json> J = toJsonValue(E, Why);
       if (!KS || !J)
         return std::nullopt;
-      Members.emplace_back(*KS, std::move(*J));
+      O[*KS] = std::move(*J);
     }
-    std::sort(Members.begin(), Members.end(),
-              [](const auto &A, const auto &B) { return A.first < B.first; });
-    json O = json::object();
-    for (auto &[K, J] : Members)
-      O[K] = std::move(J);
     return O;
   }
   case ValueKind::Float: {
@@ -775,6 +774,147 @@ static std::optional<nlohmann::ordered_json> toJsonValue(const Value &V,
     return json(*S);
   }
   }
+}
+
+/// Python's json.dumps layout: `", "` between elements, `": "` after keys.
+static void writeSpaced(const nlohmann::ordered_json &J, std::string &Out) {
+  if (J.is_object()) {
+    Out += '{';
+    bool First = true;
+    for (const auto &[K, E] : J.items()) {
+      Out += First ? "" : ", ";
+      First = false;
+      Out += nlohmann::json(K).dump() + ": ";
+      writeSpaced(E, Out);
+    }
+    Out += '}';
+    return;
+  }
+  if (J.is_array()) {
+    Out += '[';
+    for (size_t N = 0; N < J.size(); ++N) {
+      Out += N ? ", " : "";
+      writeSpaced(J[N], Out);
+    }
+    Out += ']';
+    return;
+  }
+  Out += J.dump();
+}
+
+std::optional<std::string>
+arecipe::sema::renderJSON(const Value &V, bool Spaced, std::string *Why) {
+  std::optional<nlohmann::ordered_json> J = toJsonValue(V, Why);
+  if (!J)
+    return std::nullopt;
+  if (!Spaced)
+    return J->dump();
+  std::string Out;
+  writeSpaced(*J, Out);
+  return Out;
+}
+
+/// Whether S can be written as a plain YAML scalar and still read back as
+/// the same string under YAML 1.1 and 1.2: a name-like word that no YAML
+/// reader takes for a bool, a null or a number.
+static bool isPlainYamlString(llvm::StringRef S) {
+  if (S.empty() || !(llvm::isAlpha(S[0]) || S[0] == '_' || S[0] == '/'))
+    return false;
+  for (char C : S)
+    if (!(llvm::isAlnum(C) || C == '_' || C == '.' || C == '/' || C == '-'))
+      return false;
+  static const char *Special[] = {"true", "false", "yes",  "no",  "on", "off",
+                                  "y",    "n",     "null", "nan", "inf"};
+  std::string Lower = S.lower();
+  for (const char *W : Special)
+    if (Lower == W)
+      return false;
+  return true;
+}
+
+static std::optional<std::string> yamlScalar(const Value &V, std::string *Why) {
+  switch (V.kind()) {
+  case ValueKind::None:
+    return std::string("null");
+  case ValueKind::String:
+  case ValueKind::Enum:
+    return isPlainYamlString(V.getString())
+               ? V.getString()
+               : nlohmann::json(V.getString()).dump();
+  default:
+    return renderValue(V, Why);
+  }
+}
+
+static bool isContainer(const Value &V) {
+  return V.kind() == ValueKind::Map || V.kind() == ValueKind::List;
+}
+
+static bool isEmptyContainer(const Value &V) {
+  return (V.kind() == ValueKind::Map && V.getEntries().empty()) ||
+         (V.kind() == ValueKind::List && V.listSize() == 0);
+}
+
+/// Block YAML, two spaces per level: `key: value`, nested maps below their
+/// key, lists as `- item`.
+static bool writeYaml(const Value &V, unsigned Indent, std::string &Out,
+                      std::string *Why) {
+  std::string Pad(Indent, ' ');
+  auto Inline = [&](const Value &E) -> std::optional<std::string> {
+    if (isEmptyContainer(E))
+      return std::string(E.kind() == ValueKind::Map ? "{}" : "[]");
+    return yamlScalar(E, Why);
+  };
+  if (V.kind() == ValueKind::Map) {
+    for (const auto &[K, E] : V.getEntries()) {
+      std::optional<std::string> Key = yamlScalar(K, Why);
+      if (!Key)
+        return false;
+      if (isContainer(E) && !isEmptyContainer(E)) {
+        Out += Pad + *Key + ":\n";
+        if (!writeYaml(E, Indent + 2, Out, Why))
+          return false;
+        continue;
+      }
+      std::optional<std::string> S = Inline(E);
+      if (!S)
+        return false;
+      Out += Pad + *Key + ": " + *S + "\n";
+    }
+    return true;
+  }
+  for (Value E : V.elements()) {
+    if (isContainer(E) && !isEmptyContainer(E)) {
+      // The item's first line starts with "- ", the rest align under it.
+      std::string Item;
+      if (!writeYaml(E, Indent + 2, Item, Why))
+        return false;
+      Item.replace(0, Indent + 2, Pad + "- ");
+      Out += Item;
+      continue;
+    }
+    std::optional<std::string> S = Inline(E);
+    if (!S)
+      return false;
+    Out += Pad + "- " + *S + "\n";
+  }
+  return true;
+}
+
+std::optional<std::string> arecipe::sema::renderYAML(const Value &V,
+                                                     std::string *Why) {
+  std::string Out;
+  if (!isContainer(V) || isEmptyContainer(V)) {
+    std::optional<std::string> S = yamlScalar(V, Why);
+    if (isEmptyContainer(V))
+      S = std::string(V.kind() == ValueKind::Map ? "{}" : "[]");
+    if (!S)
+      return std::nullopt;
+    return *S + "\n";
+  }
+  if (!writeYaml(V, 0, Out, Why))
+    return std::nullopt;
+  return Out;
 }
 
 std::string arecipe::sema::toJSON(const Value &V) {
@@ -816,7 +956,6 @@ std::string arecipe::sema::toJSON(const Value &V) {
       std::optional<std::string> KS = renderValue(K);
       Members.emplace_back(KS ? *KS : K.str(), toJSON(E));
     }
-    std::sort(Members.begin(), Members.end());
     std::string Out = "{";
     for (size_t N = 0; N < Members.size(); ++N)
       Out += (N ? "," : "") + nlohmann::json(Members[N].first).dump() + ":" +

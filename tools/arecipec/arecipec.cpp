@@ -143,6 +143,21 @@ frontend::CompilerInvocation makeInvocation(const std::string &File) {
   return Inv;
 }
 
+/// Lowers each recipe of the file (or the one --recipe names) to a plan of
+/// its own, for its errors only: what `--emit plan` refuses, the other
+/// outputs of the analysed recipe refuse too, instead of exiting 0.
+bool checkPlansBuild(const sema::Compilation &Sema, DiagnosticEngine &Diags) {
+  bool Ok = true;
+  for (const auto &R : Sema.recipes()) {
+    if (!RecipeName.empty() && R->Name != RecipeName)
+      continue;
+    codegen::PlanOptions Opts;
+    Opts.Recipe = R->Name;
+    Ok &= codegen::PlanLowering(Sema, Opts, Diags).check();
+  }
+  return Ok;
+}
+
 /// Writes the requested output; false after an error was reported.
 bool emit(frontend::CompilerInstance &CI, const sema::Compilation *Old) {
   if (SyntaxOnly || (Emit == EmitKind::Nothing && Explain.empty()))
@@ -223,6 +238,10 @@ int compile(frontend::CompilerInstance &CI) {
     if (OldStatus != frontend::Status::Ok)
       return ExitRecipeErrors;
   }
+  if ((Emit == EmitKind::Cells || Emit == EmitKind::Table ||
+       Emit == EmitKind::InferenceX || Emit == EmitKind::Changelog) &&
+      !checkPlansBuild(CI.getSema(), Diags))
+    return ExitRecipeErrors;
   if (!Explain.empty()) {
     if (!sema::explainKnob(CI.getSema(), Explain, ExplainConc, llvm::outs(),
                            Diags))

@@ -80,9 +80,12 @@ TEST(ValueTest, RenderingFollowsTheLanguage) {
   EXPECT_EQ(*renderValue(qty(1, Unit::KiB)), "1024");
   EXPECT_EQ(*renderValue(Value::list({Value::integer(2), Value::integer(3)})),
             "[2,3]");
-  EXPECT_EQ(*renderValue(Value::map({{Value::string("z"), Value::integer(1)},
-                                     {Value::string("a"), Value::boolean(true)}})),
-            "{\"a\":true,\"z\":1}");
+  // Map keys keep their insertion order (language v2).
+  Value M = Value::map({{Value::string("z"), Value::integer(1)},
+                        {Value::string("a"), Value::boolean(true)}});
+  EXPECT_EQ(*renderValue(M), "{\"z\":1,\"a\":true}");
+  EXPECT_EQ(*renderJSON(M, /*Spaced=*/true), "{\"z\": 1, \"a\": true}");
+  EXPECT_EQ(*renderYAML(M), "z: 1\na: true\n");
 }
 
 /// The list `[Lo .. Hi step Step]`.

@@ -110,13 +110,19 @@ struct RunStep {
   std::vector<std::string> Argv;
   PlanNumber TimeoutS;
 };
+/// Plan v1.1: runs Argv; its output is what `{capture:NAME}` stands for.
+struct Capture {
+  static constexpr const char *Action = "capture";
+  std::string Name;
+  std::vector<std::string> Argv;
+  PlanNumber TimeoutS;
+};
 } // namespace preflight
 
-using PreflightStep =
-    std::variant<preflight::UnsetEnv, preflight::RequireVersion,
-                 preflight::StageModel, preflight::CheckPaths,
-                 preflight::WaitCleanGpus, preflight::PrepareCache,
-                 preflight::VerifyImport, preflight::RunStep>;
+using PreflightStep = std::variant<
+    preflight::UnsetEnv, preflight::RequireVersion, preflight::StageModel,
+    preflight::CheckPaths, preflight::WaitCleanGpus, preflight::PrepareCache,
+    preflight::VerifyImport, preflight::RunStep, preflight::Capture>;
 
 /// The plan's `action` of a step: "unset_env", "require_version", ...
 const char *actionName(const PreflightStep &Step);
@@ -138,11 +144,15 @@ struct ProcessSpec {
   bool ServesApi = false;
 };
 
+/// Plan v1.1 `endpoint`: the API the client calls.
+enum class ClientEndpoint { Completions, Chat };
+
 struct AgenticWorkload {
   std::string Trace;
   PlanNumber DurationS;
   PlanNumber WarmupS;
   PlanNumber MaxFailedFraction;
+  std::optional<ClientEndpoint> Endpoint; ///< v1.1; only when set.
 };
 
 struct FixedWorkload {
@@ -152,6 +162,9 @@ struct FixedWorkload {
   int64_t Warmup = 0; ///< Requests.
   // `ignore_eos` is always true.
   PlanNumber RequestRate; ///< 0: closed loop.
+  /// v1.1, only when set: prompts go through the model's chat template.
+  std::optional<bool> UseChatTemplate;
+  std::optional<ClientEndpoint> Endpoint; ///< v1.1; only when set.
 };
 
 struct ClientSpec {
@@ -167,6 +180,12 @@ struct ProfileWindow {
   PlanNumber StartS, DurationS;
 };
 
+/// A generated file of a cell (plan v1.1 `files`).
+struct PlanFile {
+  std::string Name;
+  std::string Content;
+};
+
 struct PlanCell {
   std::string Id;
   std::string Recipe;
@@ -178,6 +197,9 @@ struct PlanCell {
   std::vector<PlanKnob> Knobs; ///< Sorted by name.
   std::vector<PreflightStep> Preflight;
   std::vector<ProcessSpec> Processes;
+  /// Plan v1.1: files the runtime writes into the cell's directory before
+  /// any process starts, in Sema's order.
+  std::vector<PlanFile> Files;
   ClientSpec Client;
   std::vector<ProfileWindow> Profile;
   PlanNumber MaxErrorRate;
@@ -202,7 +224,14 @@ struct PlanHeader {
   std::string EngineName;
   std::optional<std::string> MetricPrefix;
   std::optional<SlurmSpec> Slurm;
+  /// Some cell uses a field of plan v1.1 (files, a `capture` step, the
+  /// client's `use_chat_template` or `endpoint`): the plan's schema is
+  /// `arecipe.plan/v1.1`, else `arecipe.plan/v1`.
+  bool UsesV11 = false;
 };
+
+/// Whether the cell uses a field of plan v1.1.
+bool usesV11(const PlanCell &C);
 
 struct PlanOptions {
   /// `--recipe NAME`: lower only this recipe of the file; empty: all of

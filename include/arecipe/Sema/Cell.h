@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,8 @@ struct EnumInfo {
   bool hasMember(llvm::StringRef M) const;
 };
 
-/// A hardware, model or engine declaration with its constant fields.
+/// A hardware, model, engine, router or service declaration with its
+/// constant fields.
 struct EntityInfo {
   enum Kind : uint8_t { Recipe, Hardware, Engine, Model, Router, Service };
   Kind K;
@@ -114,10 +116,24 @@ struct ResolvedValue {
 struct Rendering {
   enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
   Kind K;
-  std::string Target; ///< Flag or environment variable.
-  std::string Key;    ///< JSON member, for Json.
-  std::optional<Value> V;
-  std::string Knob; ///< Empty for `emit` items.
+  /// The flag (`--x`, or `--x=` for one word `--x=V`), the switch's flag as
+  /// it renders (the `else` form when the value is false), the environment
+  /// variable, or the file of a Yaml/JsonFile member.
+  std::string Target;
+  std::string Key; ///< The member ("a.b") for Json, Yaml and JsonFile.
+  /// How `flag` renders a list: one word, `each` element after its own flag,
+  /// or `spread` after one flag.
+  enum ListMode : uint8_t { Single, Each, Spread };
+  ListMode Mode = Single; ///< Flag with a list.
+  std::optional<Value> V; ///< Never none: a none value renders nothing.
+  std::string Knob;       ///< Empty for `emit` items.
+};
+
+/// A file the runtime writes into the cell's directory before any process
+/// starts (`{file:NAME}` in argv, env and other files names its path).
+struct GeneratedFile {
+  std::string Name;
+  std::string Content;
 };
 
 /// A pre-flight action as it runs in a cell: its name and its arguments,
@@ -139,6 +155,9 @@ struct ServerProcess {
   int64_t NodeRank = 0; ///< The first node of the cell's allocation it uses.
   int64_t Gpus = 0;     ///< GPUs it uses on that node.
   std::vector<Rendering> Renderings; ///< Engine declaration order.
+  /// The engine's `file` statements and `yaml`/`json_file` members, as
+  /// evaluated for this process (the cell's Files hold them once).
+  std::vector<GeneratedFile> Files;
 };
 
 struct Cell {
@@ -150,6 +169,14 @@ struct Cell {
   int64_t Gpus = 0;
   int64_t Nodes = 0;
   std::vector<ServerProcess> Servers; ///< Prefill servers before decode.
+  /// The cell's files: the engine's (each name once), then the recipe's
+  /// `file` statements, by name.
+  std::vector<GeneratedFile> Files;
+  /// Engine knobs with render clauses that rendered nothing in any process
+  /// of the cell (their conditions are false or their value says nothing):
+  /// --emit changelog does not report a change to a knob silent in both
+  /// versions of a cell.
+  std::set<std::string> Silent;
   std::vector<PreflightAction> Preflight; ///< Recipe, band, then at conc.
   /// The utilization of the `dram_budget(u)` a value of this cell used
   /// (the InferenceX `dram-utilization`); for `server = cell(N)`, N's.

@@ -225,7 +225,7 @@ struct Type {
     Topology,
     Router,
     Server,
-    Scalar, ///< string, int or bool (env.* and labels.*).
+    Scalar, ///< string, int, float or bool (env.* and labels.*).
   };
   Kind K = Any;
   bool Optional = false;
@@ -259,16 +259,27 @@ std::optional<Value> conformTo(const Value &V, const Type &T);
 
 /// Renders V for argv, environment and interpolated strings (§6.6): ints
 /// in decimal, floats as their exact decimal with at least one fractional
-/// digit, bools `true`/`false`, lists and maps as compact JSON with sorted
-/// map keys, enums by member name, quantities in base units. Returns
-/// nullopt when V has no rendering (a non-terminating float, a fractional
-/// number of bytes, a declaration); Why then says why.
+/// digit, bools `true`/`false`, lists and maps as compact JSON with map
+/// keys in insertion order, enums by member name, quantities in base units.
+/// Returns nullopt when V has no rendering (a non-terminating float, a
+/// fractional number of bytes, a declaration); Why then says why.
 std::optional<std::string> renderValue(const Value &V, std::string *Why = nullptr);
+
+/// V (a map or list) as JSON, keys in insertion order: compact, or with
+/// Python's json.dumps separators (`", "`, `": "`) when Spaced.
+std::optional<std::string> renderJSON(const Value &V, bool Spaced,
+                                      std::string *Why = nullptr);
+
+/// V as block YAML (two-space indent, keys in insertion order, a string
+/// quoted only where a YAML reader would take it for something else),
+/// ending in a newline.
+std::optional<std::string> renderYAML(const Value &V,
+                                      std::string *Why = nullptr);
 
 /// V as a JSON text (for --emit cells): numbers as JSON numbers, exact
 /// floats as decimals (or "p/q" strings when non-terminating), quantities as
 /// strings in their written unit ("128.5GB"), enums and declarations as
-/// strings, lists and maps as arrays and objects (keys sorted).
+/// strings, lists and maps as arrays and objects (keys in insertion order).
 std::string toJSON(const Value &V);
 
 } // namespace arecipe::sema
