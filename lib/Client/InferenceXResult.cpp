@@ -133,9 +133,7 @@ static void multinodeFields(ordered_json &J, const InferenceXContext &Ctx) {
 /// The cell's GPUs for an aggregated single-node cell: TP x PP x PCP in the
 /// suite, the plan's figure here (the two agree unless the engine also runs
 /// data-parallel replicas, which the suite's formula does not count).
-static int singleNodeGpus(const InferenceXContext &Ctx) {
-  return std::max(1, Ctx.Gpus);
-}
+static int singleNodeGpus(const InferenceXContext &Ctx) { return std::max(1, Ctx.Gpus); }
 
 ordered_json arecipe::client::inferencexFixedResult(const ordered_json &Bench,
                                                     const InferenceXContext &Ctx) {

@@ -649,9 +649,8 @@ ordered_json CellExecution::metadata() const {
     Disagg |= P.Role == "prefill" || P.Role == "decode";
   M["disagg"] = Disagg;
   M["is_multinode"] = C.Nodes > 1;
-  M["scenario_type"] =
-      std::holds_alternative<AgenticWorkload>(C.Client.Workload) ? "agentic-coding"
-                                                                  : "fixed-seq-len";
+  M["scenario_type"] = std::holds_alternative<AgenticWorkload>(C.Client.Workload) ? "agentic-coding"
+                                                                                  : "fixed-seq-len";
   // InferenceX names for the knobs it reports, when the plan resolved them.
   for (auto [KnobName, Field] : {std::pair{"precision", "precision"},
                                  {"tp", "tp"},

@@ -126,11 +126,12 @@ InferenceXCell describeForInferenceX(const LaunchPlan &Plan, const Cell &C) {
     Ctx.DecodeGpus = DecodeGpus;
   } else if (Ctx.Disagg) {
     Ctx.PrefillGpus = C.Gpus;
-    X.Notes.push_back(fmt::format(
-        "InferenceX results: the plan does not say which of the cell's {} GPUs serve prefill "
-        "and which decode (its prefill processes list {}, its decode processes {}); per-GPU "
-        "throughput divides by all {}",
-        C.Gpus, PrefillGpus, DecodeGpus, C.Gpus));
+    X.Notes.push_back(fmt::format("InferenceX results: the plan does not say "
+                                  "which of the cell's {} GPUs serve prefill "
+                                  "and which decode (its prefill processes "
+                                  "list {}, its decode processes {}); per-GPU "
+                                  "throughput divides by all {}",
+                                  C.Gpus, PrefillGpus, DecodeGpus, C.Gpus));
   }
 
   Ctx.Hw = Plan.Hardware.Name;
@@ -187,10 +188,10 @@ InferenceXCell describeForInferenceX(const LaunchPlan &Plan, const Cell &C) {
   std::string Topology = Ctx.Multinode ? "prefill-" + Par(Ctx.PrefillWorkers, "dp") + "_decode-" +
                                              Par(Ctx.DecodeWorkers, "dp")
                                        : Par(-1, "dpa");
-  X.ResultName = fmt::format("{}_{}_{}_{}_disagg-{}_spec-{}_conc{}_{}_recipe-{}", Exp,
-                             namePart(Ctx.Precision), namePart(Ctx.Framework), Topology,
-                             Ctx.Disagg ? "true" : "false", Ctx.SpecDecoding, C.Conc,
-                             namePart(Ctx.Hw), C.Digest.substr(0, 16));
+  X.ResultName =
+      fmt::format("{}_{}_{}_{}_disagg-{}_spec-{}_conc{}_{}_recipe-{}", Exp, namePart(Ctx.Precision),
+                  namePart(Ctx.Framework), Topology, Ctx.Disagg ? "true" : "false",
+                  Ctx.SpecDecoding, C.Conc, namePart(Ctx.Hw), C.Digest.substr(0, 16));
   // The multi-node workflows look for one file per concurrency.
   if (Ctx.Multinode)
     X.ResultName += fmt::format("_conc{}", C.Conc);

@@ -1,4 +1,5 @@
-//===- InferenceXResult.h - Result files InferenceX reads unchanged -*- C++ -*-===//
+//===- InferenceXResult.h - Result files InferenceX reads unchanged -*- C++
+//-*-===//
 //
 // Builds the result documents of InferenceX's processing scripts from a
 // cell's request records, so the suite's collector, ingest and dashboard read
@@ -57,9 +58,9 @@ struct InferenceXContext {
 
 /// What the serving benchmark records about its own run.
 struct BenchRunInfo {
-  std::string Backend;     ///< openai-chat | openai (completions)
-  double RequestRate = 0;  ///< 0: "inf" (closed loop)
-  int64_t NumPrompts = 0;  ///< measured requests asked for
+  std::string Backend;    ///< openai-chat | openai (completions)
+  double RequestRate = 0; ///< 0: "inf" (closed loop)
+  int64_t NumPrompts = 0; ///< measured requests asked for
 };
 
 /// The fixed-seq-len client result, in the serving benchmark's format:
@@ -75,8 +76,7 @@ nlohmann::ordered_json inferencexFixedResult(const nlohmann::ordered_json &Bench
                                              const InferenceXContext &Ctx);
 
 /// The agentic-coding aggregate.
-nlohmann::ordered_json inferencexAgenticResult(const RunResult &Run,
-                                               const InferenceXContext &Ctx);
+nlohmann::ordered_json inferencexAgenticResult(const RunResult &Run, const InferenceXContext &Ctx);
 
 } // namespace arecipe::client
 

@@ -38,8 +38,7 @@ InferenceXCell describeForInferenceX(const LaunchPlan &Plan, const Cell &C);
 std::vector<std::string> writeInferenceXResults(const InferenceXCell &X, const std::string &Dir,
                                                 const client::RunResult &Run,
                                                 const client::CellMetrics &Metrics,
-                                                const client::BenchRunInfo &Info,
-                                                std::string &Err);
+                                                const client::BenchRunInfo &Info, std::string &Err);
 
 } // namespace arecipe::runtime
 
