@@ -3,7 +3,7 @@
 //
 // Builds the result documents of InferenceX's processing scripts from a
 // cell's request records, so the suite's collector, ingest and dashboard read
-// arecipe results without a converter (docs/results-inferencex.md lists every
+// arecipe results without a converter (docs/inferencex-results.md lists every
 // field and where it comes from):
 //
 // - fixed-seq-len: the benchmark client's result (`<name>.json`, the flat

@@ -5,7 +5,7 @@
 // GPUs serve prefill and which decode), read from the plan, and the file
 // names the suite gives a cell's results. The runtime writes the files next
 // to the cell's own summary after every measured cell;
-// docs/results-inferencex.md lists each field and where its value comes from.
+// docs/inferencex-results.md lists each field and where its value comes from.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,7 +2,7 @@
 
 Usage: inferencex_results.py fixed|agentic OUT
 
-Written from the rules in docs/results-inferencex.md, independently of
+Written from the rules in docs/inferencex-results.md, independently of
 arecipe's C++:
   (a) every cell has its files, named by the suite's convention, and each
       file has every field of the documented list with the documented type;
