@@ -9,6 +9,7 @@
 #include "arecipe/Client/Workload.h"
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/HttpCall.h"
+#include "arecipe/Runtime/InferenceXResults.h"
 #include "arecipe/Runtime/LaunchCommand.h"
 #include "arecipe/Runtime/PortOwner.h"
 #include "arecipe/Runtime/Preflight.h"
@@ -133,6 +134,10 @@ private:
   bool preflight();
   bool startUp();
   bool measure(ordered_json &ClientSummary);
+  /// Writes the InferenceX result files next to the summary; a file that
+  /// cannot be written is a warning, not a failed measurement.
+  void writeInferenceX(const client::RunResult &Run, const client::CellMetrics &Metrics,
+                       const client::WorkloadSpec &Spec, const client::Endpoint &Endpoint);
   void teardown();
 
   // A multi-node cell on a Slurm allocation: this run is one node rank; the
@@ -178,6 +183,8 @@ private:
   std::string Dir;
   std::vector<RunningProcess> Procs;
   std::vector<std::string> Warnings;
+  /// The cell's InferenceX result files (InferenceXResults.h), by name.
+  std::vector<std::string> InferenceXFiles;
   ordered_json RemoteProcesses = ordered_json::object();
   bool StoppedByRank0 = false;
   ordered_json Profile = ordered_json::array();
@@ -642,8 +649,8 @@ ordered_json CellExecution::metadata() const {
     Disagg |= P.Role == "prefill" || P.Role == "decode";
   M["disagg"] = Disagg;
   M["is_multinode"] = C.Nodes > 1;
-  M["scenario_type"] =
-      std::holds_alternative<AgenticWorkload>(C.Client.Workload) ? "agentic" : "fixed";
+  M["scenario_type"] = std::holds_alternative<AgenticWorkload>(C.Client.Workload) ? "agentic-coding"
+                                                                                  : "fixed-seq-len";
   // InferenceX names for the knobs it reports, when the plan resolved them.
   for (auto [KnobName, Field] : {std::pair{"precision", "precision"},
                                  {"tp", "tp"},
@@ -812,6 +819,7 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   Ctx.FailedRequestThreshold = Spec.FailedRequestThreshold;
   Ctx.ExpectedOutputTokens = client::expectedOutputTokens(Run.Records);
   ClientSummary = client::buildCellSummary(Metrics, Run, Ctx);
+  writeInferenceX(Run, Metrics, Spec, Endpoint);
   if (client::ClientSaturation Sat = client::clientSaturation(Run); Sat.Bound) {
     std::string Note = "the client was the bottleneck of this measurement: " + Sat.Reason;
     Progress.note(Note);
@@ -828,6 +836,25 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
     failWith(CellStatus::Invalid, Problem);
   }
   return true;
+}
+
+void CellExecution::writeInferenceX(const client::RunResult &Run,
+                                    const client::CellMetrics &Metrics,
+                                    const client::WorkloadSpec &Spec,
+                                    const client::Endpoint &Endpoint) {
+  InferenceXCell X = describeForInferenceX(Plan, C);
+  for (std::string &Note : X.Notes)
+    Warnings.push_back(std::move(Note));
+  client::BenchRunInfo Info;
+  Info.Backend = Endpoint.Api == client::ApiKind::Completions ? "openai" : "openai-chat";
+  if (const auto *F = std::get_if<client::FixedWorkload>(&Spec.Kind)) {
+    Info.RequestRate = F->RequestRate;
+    Info.NumPrompts = F->NumPrompts;
+  }
+  std::string Err;
+  InferenceXFiles = writeInferenceXResults(X, Dir, Run, Metrics, Info, Err);
+  if (!Err.empty())
+    Warnings.push_back("InferenceX results: " + Err);
 }
 
 void CellExecution::teardown() {
@@ -908,6 +935,7 @@ CellOutcome CellExecution::run() {
   if (!LogTail.empty())
     Run["log_tail"] = LogTail;
   Run["warnings"] = Warnings;
+  Run["inferencex_results"] = InferenceXFiles;
   Run["simulated"] = S.Simulate;
   Run["time_scale"] = S.Simulate ? S.TimeScale : 1.0;
   Run["time_basis"] = S.Simulate ? "simulated" : "wall";
