@@ -21,13 +21,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <arpa/inet.h>
+#include <array>
 #include <atomic>
+#include <cctype>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <netinet/in.h>
+#include <sstream>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -108,17 +112,42 @@ public:
       return;
     if (!Measuring.exchange(true))
       FirstMeasuredNs = client::monotonicNowNs();
-    (R.ok() ? Finished : Failed)++;
+    // A request the client cancelled (Ctrl-C, the end of an agentic run) did
+    // not fail: counted apart, so the console does not call it a failure.
     if (R.ok())
       OutputTokens += R.OutputTokens;
+    ByKind[std::min(size_t(R.Error), NumKinds - 1)]++;
   }
   void flush() override { File.flush(); }
+
+  /// The counts so far; Tps is the output token rate of the measured window.
+  RequestCounts counts(double Tps) const {
+    RequestCounts C;
+    for (size_t K = 0; K < NumKinds; ++K) {
+      size_t N = ByKind[K];
+      auto Kind = client::ErrorKind(K);
+      if (Kind == client::ErrorKind::None)
+        C.Ok = N;
+      else if (Kind == client::ErrorKind::Cancelled)
+        C.Cancelled = N;
+      else if (N) {
+        C.Failed += N;
+        C.FailedByKind.emplace_back(std::string(client::errorKindName(Kind)), N);
+      }
+    }
+    std::stable_sort(C.FailedByKind.begin(), C.FailedByKind.end(),
+                     [](const auto &A, const auto &B) { return A.second > B.second; });
+    C.TokensPerSecond = Tps;
+    return C;
+  }
+
   std::atomic<bool> Measuring{false};
   std::atomic<int64_t> FirstMeasuredNs{0};
-  std::atomic<size_t> Finished{0}, Failed{0};
   std::atomic<int64_t> OutputTokens{0};
 
 private:
+  static constexpr size_t NumKinds = size_t(client::ErrorKind::Stalled) + 1;
+  std::array<std::atomic<size_t>, NumKinds> ByKind{};
   client::JsonlRecordSink File;
 };
 
@@ -203,7 +232,47 @@ void CellExecution::failWith(CellStatus St, std::string Why, RunningProcess *Cul
     FailedProcess = Culprit->Spec->Name;
     Culprit->Child.settleOutput(milliseconds(500));
     LogTail = tailOfFile(Culprit->Launch.LogPath, LogTailLines);
+    // The process's own words for what went wrong (a port in use, a missing
+    // module) are often only in its log: its last lines go to the console.
+    std::vector<std::string> Last;
+    std::istringstream In(LogTail);
+    for (std::string Line; std::getline(In, Line);)
+      if (Line.find_first_not_of(" \t\r") != std::string::npos)
+        Last.push_back(Line);
+    if (Last.size() > 3)
+      Last.erase(Last.begin(), Last.end() - 3);
+    if (!Last.empty())
+      Progress.note(fmt::format("{} ends with:\n    {}",
+                                fs::path(Culprit->Launch.LogPath).filename().string(),
+                                fmt::join(Last, "\n    ")));
   }
+}
+
+/// When the log of a process that ended during start-up says an address
+/// was in use: that line, and who holds the process's fixed port if anyone
+/// listens there now (the check before the start can lose a race, and an
+/// engine may bind ports the plan does not name). Empty otherwise.
+static std::string portClashDetail(const std::string &LogTail, const ProcessSpec &P) {
+  std::istringstream In(LogTail);
+  std::string Found;
+  for (std::string Line; std::getline(In, Line);) {
+    std::string Lower = Line;
+    for (char &Ch : Lower)
+      Ch = char(std::tolower(static_cast<unsigned char>(Ch)));
+    if (Lower.find("address already in use") != std::string::npos ||
+        Lower.find("eaddrinuse") != std::string::npos)
+      Found = Line;
+  }
+  if (Found.empty())
+    return "";
+  size_t Start = Found.find_first_not_of(" \t");
+  std::string Detail = "; its log says: " + Found.substr(Start == std::string::npos ? 0 : Start);
+  if (P.Port && *P.Port > 0) {
+    std::vector<PortListener> Taken = listenersOnPort(*P.Port);
+    if (!Taken.empty())
+      Detail += fmt::format(" (port {} is in use by {})", *P.Port, describeListener(Taken.front()));
+  }
+  return Detail;
 }
 
 bool CellExecution::interrupted() {
@@ -504,8 +573,13 @@ bool CellExecution::startUp() {
       }
       AllReady = false;
       if (State != Readiness::Starting) {
+        std::string Detail;
+        if (!R.Child.running()) {
+          R.Child.settleOutput(milliseconds(500));
+          Detail = portClashDetail(tailOfFile(R.Launch.LogPath, LogTailLines), *R.Spec);
+        }
         failWith(CellStatus::Failed,
-                 fmt::format("process '{}' {}", R.Spec->Name, R.Probe->reason()), &R);
+                 fmt::format("process '{}' {}{}", R.Spec->Name, R.Probe->reason(), Detail), &R);
         return false;
       }
     }
@@ -721,8 +795,21 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   Endpoint.MetricsUrl = Endpoint.BaseUrl + Target->Spec->HttpEndpoints->Metrics;
 
   Progress.phase("measuring");
+  // What the ETA is measured against: the measured requests of a fixed
+  // workload, the planned duration of an agentic replay.
+  size_t ExpectedRequests = 0;
+  double PlannedWallS = 0;
+  if (const auto *X = std::get_if<client::FixedWorkload>(&Spec.Kind))
+    ExpectedRequests = size_t(X->NumPrompts > 0 ? X->NumPrompts : 10 * int64_t(Spec.Concurrency));
+  else if (const auto *X = std::get_if<client::AgenticWorkload>(&Spec.Kind))
+    PlannedWallS = X->DurationS;
   std::string PartialPath = Dir + "/records.partial.jsonl";
   CountingSink Sink(PartialPath);
+  auto Counts = [&] {
+    double Elapsed = (client::monotonicNowNs() - Sink.FirstMeasuredNs) / 1e9;
+    double Tps = Elapsed > 0 ? Sink.OutputTokens / Elapsed : 0;
+    return Sink.counts(S.Simulate ? Tps / S.TimeScale : Tps);
+  };
   client::RunResult Run;
   std::string ClientError;
   std::atomic<bool> Done{false};
@@ -740,6 +827,7 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   size_t NextWindow = 0;
   bool WindowOpen = false;
   bool Stopping = false;
+  bool MeasureShown = false;
   for (unsigned Tick = 0; !Done; ++Tick) {
     // Other ranks' reports are files, possibly on NFS: read them twice a second.
     bool OthersOk = Tick % 10 != 0 || checkOtherRanks();
@@ -768,13 +856,20 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
       }
     }
     if (Sink.Measuring) {
-      double Elapsed = (client::monotonicNowNs() - Sink.FirstMeasuredNs) / 1e9;
-      double Tps = Elapsed > 0 ? Sink.OutputTokens / Elapsed : 0;
-      Progress.requests(Sink.Finished, Sink.Failed, S.Simulate ? Tps / S.TimeScale : Tps);
+      if (!MeasureShown) {
+        Progress.beginMeasure(ExpectedRequests, PlannedWallS);
+        MeasureShown = true;
+      }
+      Progress.requests(Counts());
     }
     std::this_thread::sleep_for(milliseconds(50));
   }
   Worker.join();
+  if (Sink.Measuring) {
+    if (!MeasureShown)
+      Progress.beginMeasure(ExpectedRequests, PlannedWallS);
+    Progress.endMeasure(Counts());
+  }
   // The client can return before the loop above saw the signal (the stop
   // handler interrupts running workloads itself): an interrupted cell must
   // not be judged, recorded as finished and skipped by --resume (F2).
