@@ -53,14 +53,13 @@ private:
     return RecipeErrors.insert({Recipe, static_cast<unsigned>(ID)}).second;
   }
 
-  const Value *get(llvm::StringRef Name) const;
+  const Value *get(llvm::StringRef Name, llvm::StringRef Role = "") const;
   std::string render(const Value &V, llvm::StringRef What);
   std::vector<PlanKnob> lowerKnobs();
   std::vector<PreflightStep> lowerPreflight();
-  std::vector<std::string> argvOf(const sema::ServerProcess &P);
-  std::map<std::string, std::string> envOf(const sema::ServerProcess &P);
+  std::vector<std::string> argvOf(const sema::ProcessInfo &P);
+  std::map<std::string, std::string> envOf(const sema::ProcessInfo &P);
   std::vector<ProcessSpec> lowerProcesses();
-  std::optional<ProcessSpec> lowerRouter(const std::vector<ProcessSpec> &Servers);
   ClientSpec lowerClient(const std::vector<ProcessSpec> &Processes);
 };
 } // namespace
@@ -91,8 +90,9 @@ static std::string fieldString(const sema::EntityInfo *E, llvm::StringRef Name,
   return V && V->kind() == ValueKind::String ? V->getString() : Default.str();
 }
 
-const Value *PlanBuilder::get(llvm::StringRef Name) const {
-  const sema::ResolvedValue *RV = Cell->find(Name);
+const Value *PlanBuilder::get(llvm::StringRef Name,
+                              llvm::StringRef Role) const {
+  const sema::ResolvedValue *RV = Cell->find(Name, Role);
   return RV && !RV->V.isNone() ? &RV->V : nullptr;
 }
 
@@ -101,7 +101,7 @@ std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
   if (std::optional<std::string> S = sema::renderValue(V, &Why))
     return *S;
   Diags.report(Recipe->NameRange, DiagID::err_plan_cannot_render)
-      << What << Cell->Conc << Why;
+      << What << Cell->label() << Why;
   Failed = true;
   return "";
 }
@@ -186,11 +186,11 @@ std::vector<PreflightStep> PlanBuilder::lowerPreflight() {
   return Out;
 }
 
-/// The engine's command, then each rendering in engine declaration order;
+/// The template's command, then each rendering in its declaration order;
 /// the members of one JSON flag form one object at the place of the first.
-std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
+std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
   std::vector<std::string> Argv;
-  if (const Value *Cmd = field(Recipe->Engine, "command"))
+  if (const Value *Cmd = field(P.Template, "command"))
     Argv = strings(*Cmd);
   std::map<std::string, std::pair<size_t, nlohmann::json>> JsonFlags;
   for (const sema::Rendering &R : P.Renderings) {
@@ -230,14 +230,22 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
   return Argv;
 }
 
-/// The recipe's `env.*`, then the engine's environment renderings (which
-/// win: they are what the engine needs for the knobs it was given).
+/// The recipe's `env.*` (an engine process's role's; a router or service
+/// only with `inherits_env`), then the template's environment renderings
+/// (which win: they are what the process needs for the knobs it was given).
 std::map<std::string, std::string>
-PlanBuilder::envOf(const sema::ServerProcess &P) {
+PlanBuilder::envOf(const sema::ProcessInfo &P) {
   std::map<std::string, std::string> Env;
-  for (const auto &[Name, RV] : Cell->Values)
-    if (llvm::StringRef(Name).startswith("env.") && !RV.V.isNone())
-      Env[Name.substr(4)] = render(RV.V, Name);
+  std::string RolePrefix = P.ValueRole.empty() ? "" : P.ValueRole + ".env.";
+  for (const auto &[Name, RV] : Cell->Values) {
+    if (!P.InheritsEnv || RV.V.isNone())
+      continue;
+    llvm::StringRef N = Name;
+    if (N.startswith("env."))
+      Env[N.substr(4).str()] = render(RV.V, Name);
+    else if (!RolePrefix.empty() && N.startswith(RolePrefix))
+      Env[N.substr(RolePrefix.size()).str()] = render(RV.V, Name);
+  }
   for (const sema::Rendering &R : P.Renderings) {
     if (R.K != sema::Rendering::Env || !R.V)
       continue;
@@ -250,95 +258,87 @@ PlanBuilder::envOf(const sema::ServerProcess &P) {
   return Env;
 }
 
-static std::string processName(const sema::ServerProcess &P) {
-  if (P.Role == "server")
-    return "server";
-  if (P.Role == "worker")
-    return "rank" + std::to_string(P.NodeRank);
-  return P.Role + std::to_string(P.Rank);
+/// The endpoint paths a template declares, in schema order; an engine's
+/// missing ones take the plan's defaults (`/health`, ...).
+static std::vector<std::pair<std::string, std::string>>
+endpointsOf(const sema::EntityInfo *T, bool Defaults) {
+  std::vector<std::pair<std::string, std::string>> Out;
+  for (const char *E :
+       {"health", "models", "metrics", "start_profile", "stop_profile"}) {
+    const Value *V = field(T, std::string("endpoints.") + E);
+    if (V && V->kind() == ValueKind::String)
+      Out.emplace_back(E, V->getString());
+    else if (Defaults)
+      Out.emplace_back(E, std::string("/") + E);
+  }
+  return Out;
 }
 
 std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
   std::vector<ProcessSpec> Out;
-  const Value *Port = get("port");
-  const Value *Served = get("served_model_name");
   const Value *Startup = get("ready.startup_timeout");
   const Value *Stall = get("ready.stall_timeout");
-  for (const sema::ServerProcess &P : Cell->Servers) {
+  bool HasRouter = false;
+  for (const sema::ProcessInfo &P : Cell->Processes)
+    HasRouter |= P.K == sema::ProcessInfo::Router;
+  for (const sema::ProcessInfo &P : Cell->Processes) {
     ProcessSpec S;
-    S.Name = processName(P);
+    S.Name = P.Name;
     S.Role = P.Role;
     S.NodeRank = P.NodeRank;
+    S.Template = P.Template ? P.Template->Name : "";
+    S.Replica = P.Replica;
     S.Argv = argvOf(P);
     S.Env = envOf(P);
-    S.Gpus.emplace();
-    for (int64_t G = 0; G < P.Gpus; ++G)
-      S.Gpus->push_back(G);
-    // A headless worker has no HTTP server: it is ready once running.
-    if (P.Role != "worker") {
-      S.Port = Port && Port->kind() == ValueKind::Int ? Port->getInt() : 0;
-      S.Endpoints.emplace();
-      for (const char *E : {"health", "models", "metrics", "start_profile",
-                            "stop_profile"})
-        S.Endpoints->emplace_back(
-            E, fieldString(Recipe->Engine, std::string("endpoints.") + E,
-                           std::string("/") + E));
-      if (Served && Served->kind() == ValueKind::String)
+    const Value *Served = get("served_model_name", P.ValueRole);
+    if (P.K == sema::ProcessInfo::Engine) {
+      S.Node = P.Node;
+      S.Gpus.emplace();
+      for (int64_t G = 0; G < P.Gpus; ++G)
+        S.Gpus->push_back(P.FirstGpu + G);
+      // A headless process has no HTTP server: it is ready once running.
+      if (!P.Headless) {
+        S.Port = P.Port.value_or(0);
+        S.Endpoints = endpointsOf(P.Template, /*Defaults=*/true);
+        if (Served && Served->kind() == ValueKind::String)
+          S.RequiresModel = Served->getString();
+      }
+      // The client's target: the router, else the (only) server.
+      S.ServesApi = !HasRouter && P.Role == "server" && P.Replica == 0;
+    } else {
+      S.Port = P.Port;
+      std::vector<std::pair<std::string, std::string>> E =
+          endpointsOf(P.Template, /*Defaults=*/false);
+      if (!E.empty())
+        S.Endpoints = std::move(E);
+      // A router lists the served model like the engines behind it.
+      bool Models = false;
+      for (const auto &[Name, Path] : S.Endpoints.value_or(
+               std::vector<std::pair<std::string, std::string>>()))
+        Models |= Name == "models";
+      if (Models && Served && Served->kind() == ValueKind::String)
         S.RequiresModel = Served->getString();
+      S.ServesApi = P.K == sema::ProcessInfo::Router;
     }
+    switch (P.Ready) {
+    case sema::Readiness::Tcp:
+      S.ReadyKind = "tcp";
+      break;
+    case sema::Readiness::Alive:
+      S.ReadyKind = "alive";
+      S.AliveS = number(P.AliveFor);
+      break;
+    case sema::Readiness::Http:
+    case sema::Readiness::Running:
+      break;
+    }
+    S.After = P.After;
     S.StartupTimeoutS =
         Startup ? seconds(*Startup) : OrderedJSON(DefaultStartupTimeoutS);
     S.StallTimeoutS = Stall ? seconds(*Stall) : OrderedJSON(DefaultStallTimeoutS);
-    S.ServesApi = P.Role == "server";
     Out.push_back(std::move(S));
   }
-  if (std::optional<ProcessSpec> Router = lowerRouter(Out))
-    Out.push_back(std::move(*Router));
   return Out;
-}
-
-/// The address of a cell's node is known only once it is allocated; argv
-/// names it `{node_addr:K}` for the runtime to substitute.
-static std::string url(const ProcessSpec &P) {
-  return "http://{node_addr:" + std::to_string(P.NodeRank) +
-         "}:" + std::to_string(P.Port.value_or(0));
-}
-
-std::optional<ProcessSpec>
-PlanBuilder::lowerRouter(const std::vector<ProcessSpec> &Servers) {
-  const Value *Topo = get("topology");
-  const Value *Router = Topo ? Topo->lookup("router") : nullptr;
-  if (!Router || Router->isNone())
-    return std::nullopt;
-  ProcessSpec R;
-  R.Name = "router";
-  R.Role = "router";
-  R.Port = Router->lookup("port")->getInt();
-  R.Argv = {"atomesh", "launch", "--pd-disaggregation", "--port",
-            std::to_string(*R.Port)};
-  for (const char *Role : {"prefill", "decode"})
-    for (const ProcessSpec &S : Servers)
-      if (S.Role == Role) {
-        R.Argv.push_back(std::string("--") + Role);
-        R.Argv.push_back(url(S));
-        R.After.push_back(S.Name);
-      }
-  R.Argv.push_back("--prefill-policy");
-  R.Argv.push_back(Router->lookup("policy")->getString());
-  if (const Value *Header = Router->lookup("session_header");
-      Header && !Header->isNone()) {
-    R.Argv.push_back("--session-header");
-    R.Argv.push_back(Header->getString());
-  }
-  R.Endpoints.emplace();
-  R.Endpoints->emplace_back("health", "/health");
-  R.Endpoints->emplace_back("models", "/v1/models");
-  if (const Value *Served = get("served_model_name"))
-    R.RequiresModel = Served->getString();
-  R.StartupTimeoutS = Servers.front().StartupTimeoutS;
-  R.StallTimeoutS = Servers.front().StallTimeoutS;
-  R.ServesApi = true;
-  return R;
 }
 
 ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
@@ -413,12 +413,17 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   Recipe = &R;
   Cell = &C;
   Failed = false;
+  // `c14`, `tp4.c14` in an arm; `<recipe>.` before it in a merged plan.
   auto IdOf = [&](int64_t Conc) {
     std::string Id = "c" + std::to_string(Conc);
+    if (R.hasArms())
+      Id = C.Arm->Name + "." + Id;
     return QualifyIds ? R.Name + "." + Id : Id;
   };
   Out.Id = IdOf(C.Conc);
   Out.Recipe = R.Name;
+  if (R.hasArms())
+    Out.Arm = C.Arm->Name;
   Out.Conc = C.Conc;
   if (C.Band)
     Out.Band = C.Band->Name;
@@ -426,6 +431,9 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
     Out.ServerFrom = IdOf(*C.ServerFrom);
   Out.Gpus = C.Gpus;
   Out.Nodes = C.Nodes;
+  Out.GpusByRole = C.GpusByRole;
+  if (const Value *Reuse = get("server_reuse"))
+    Out.ServerReuse = Reuse->getString();
   Out.Knobs = lowerKnobs();
   Out.Preflight = lowerPreflight();
   Out.Processes = lowerProcesses();
@@ -481,6 +489,40 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, LaunchPlan &Plan) {
   return true;
 }
 
+/// `server_reuse = arm`: one server runs every cell of the arm, so their
+/// processes must be the same (argv and environment).
+static bool checkServerReuse(const sema::RecipeCells &R, const LaunchPlan &Plan,
+                             size_t First, DiagnosticEngine &Diags) {
+  bool Ok = true;
+  std::map<std::string, const PlanCell *> FirstOfArm;
+  for (size_t I = First; I < Plan.Cells.size(); ++I) {
+    const PlanCell &C = Plan.Cells[I];
+    if (C.ServerReuse != "arm")
+      continue;
+    std::string Arm = C.Arm.value_or("");
+    auto [It, New] = FirstOfArm.try_emplace(Arm, &C);
+    if (New)
+      continue;
+    const PlanCell &Ref = *It->second;
+    std::string Why;
+    if (Ref.Processes.size() != C.Processes.size())
+      Why = "a different number of processes";
+    for (size_t P = 0; Why.empty() && P < C.Processes.size(); ++P) {
+      const ProcessSpec &A = Ref.Processes[P], &B = C.Processes[P];
+      if (A.Argv != B.Argv)
+        Why = "the argv of '" + B.Name + "'";
+      else if (A.Env != B.Env)
+        Why = "the environment of '" + B.Name + "'";
+    }
+    if (Why.empty())
+      continue;
+    Diags.report(R.NameRange, DiagID::err_plan_server_reuse_differs)
+        << Arm << C.Id << Ref.Id << Why;
+    Ok = false;
+  }
+  return Ok;
+}
+
 /// What a merged plan holds once: the values two recipes must agree on.
 static std::vector<std::pair<const char *, std::string>>
 sharedHeader(const LaunchPlan &P) {
@@ -517,7 +559,9 @@ codegen::buildLaunchPlan(const sema::Compilation &C, const PlanOptions &Opts,
   bool Merged = Recipes.size() > 1;
   if (Merged)
     Plan.RecipeName = llvm::sys::path::stem(Plan.RecipeFile).str();
+  bool Arms = false;
   for (const sema::RecipeCells *R : Recipes) {
+    Arms |= R->hasArms();
     if (R != Recipes.front()) {
       LaunchPlan Other;
       B.lowerHeader(*R, Other);
@@ -530,15 +574,20 @@ codegen::buildLaunchPlan(const sema::Compilation &C, const PlanOptions &Opts,
           Ok = false;
         }
     }
+    size_t First = Plan.Cells.size();
     for (const sema::Cell &Cell : R->Cells) {
       Plan.Cells.emplace_back();
       Ok &= B.lowerCell(*R, Cell, Merged, Plan.Cells.back());
     }
+    Ok &= checkServerReuse(*R, Plan, First, Diags);
   }
-  std::stable_sort(Plan.Cells.begin(), Plan.Cells.end(),
-                   [](const PlanCell &A, const PlanCell &B) {
-                     return A.Conc < B.Conc;
-                   });
+  // Arms keep their cells together (`server_reuse = arm` runs them on one
+  // server, in order); otherwise cells are in ascending concurrency.
+  if (!Arms)
+    std::stable_sort(Plan.Cells.begin(), Plan.Cells.end(),
+                     [](const PlanCell &A, const PlanCell &B) {
+                       return A.Conc < B.Conc;
+                     });
   if (!Ok)
     return std::nullopt;
   return Plan;

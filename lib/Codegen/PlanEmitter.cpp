@@ -33,7 +33,14 @@ static OrderedJSON processJSON(const ProcessSpec &P) {
   J["ready"]["startup_timeout_s"] = P.StartupTimeoutS;
   J["ready"]["stall_timeout_s"] = P.StallTimeoutS;
   J["ready"]["requires_model"] = orNull(P.RequiresModel);
+  if (!P.ReadyKind.empty())
+    J["ready"]["kind"] = P.ReadyKind;
+  if (P.ReadyKind == "alive")
+    J["ready"]["alive_s"] = P.AliveS;
   J["serves_api"] = P.ServesApi;
+  J["template"] = P.Template;
+  J["replica"] = P.Replica;
+  J["node"] = orNull(P.Node);
   return J;
 }
 
@@ -41,11 +48,16 @@ static OrderedJSON cellJSON(const PlanCell &C) {
   OrderedJSON J;
   J["id"] = C.Id;
   J["recipe"] = C.Recipe;
+  J["arm"] = orNull(C.Arm);
   J["conc"] = C.Conc;
   J["band"] = orNull(C.Band);
   J["server_from"] = orNull(C.ServerFrom);
   J["gpus"] = C.Gpus;
   J["nodes"] = C.Nodes;
+  J["gpus_by_role"] = OrderedJSON::object();
+  for (const auto &[Role, Gpus] : C.GpusByRole)
+    J["gpus_by_role"][Role] = Gpus;
+  J["server_reuse"] = C.ServerReuse;
   J["knobs"] = OrderedJSON::array();
   for (const PlanKnob &K : C.Knobs)
     J["knobs"].push_back({{"name", K.Name}, {"value", K.Value}, {"origin", K.Origin}});
@@ -75,7 +87,7 @@ static OrderedJSON cellJSON(const PlanCell &C) {
 
 OrderedJSON codegen::toPlanJSON(const LaunchPlan &Plan) {
   OrderedJSON J;
-  J["schema"] = "arecipe.plan/v1";
+  J["schema"] = "arecipe.plan/v1.1";
   J["recipe"] = {{"name", Plan.RecipeName},
                  {"file", Plan.RecipeFile},
                  {"mode", Plan.Mode}};

@@ -1,9 +1,10 @@
 //===- LaunchPlan.h - The launch plan as the compiler builds it -*- C++ -*-===//
 //
 // Lowering of Sema's resolved cells (Cell.h) to the launch plan of
-// docs/plan-schema.md: per cell the processes of its topology with argv
-// lists, environment, GPUs, ports and readiness, the typed pre-flight
-// actions, the client and the validity rules. Every value is final; the
+// docs/plan-schema.md: per cell the processes Sema placed (engine replicas
+// node by node, the router, side services) with argv lists, environment,
+// GPUs, ports and readiness, the typed pre-flight actions, the client and
+// the validity rules. Every value is final; the
 // emitters (PlanEmitter for JSON, ShellEmitter for bash) only print it, so
 // the two outputs cannot disagree. It reads Sema's cells, never the syntax
 // tree, and reports what a recipe leaves out (no scenario, no trace, a value
@@ -48,8 +49,14 @@ struct PreflightStep {
 
 struct ProcessSpec {
   std::string Name;
-  std::string Role; ///< server | worker | prefill | decode | router
+  std::string Role; ///< server | worker | prefill | decode | router | service
   int64_t NodeRank = 0;
+  /// The engine, router or service declaration it runs.
+  std::string Template;
+  /// Engine processes: the replica (within its role) and the node within
+  /// the replica. Routers and services: the instance, and no node.
+  int64_t Replica = 0;
+  std::optional<int64_t> Node;
   std::vector<std::string> Argv;
   std::map<std::string, std::string> Env;
   std::vector<std::string> EnvUnset;
@@ -60,6 +67,10 @@ struct ProcessSpec {
   std::vector<std::string> After;
   OrderedJSON StartupTimeoutS, StallTimeoutS;
   std::optional<std::string> RequiresModel;
+  /// `tcp` or `alive` (with AliveS); empty: the default for the process
+  /// (its health endpoint, or running when it has none).
+  std::string ReadyKind;
+  OrderedJSON AliveS;
   bool ServesApi = false;
 };
 
@@ -74,11 +85,17 @@ struct ClientSpec {
 struct PlanCell {
   std::string Id;
   std::string Recipe;
+  std::optional<std::string> Arm; ///< The recipe's arm, when it has arms.
   int64_t Conc = 0;
   std::optional<std::string> Band;
   std::optional<std::string> ServerFrom;
   int64_t Gpus = 0;
   int64_t Nodes = 0;
+  /// {server} or {prefill, decode}: GPUs per engine role.
+  std::vector<std::pair<std::string, int64_t>> GpusByRole;
+  /// `cell` (a fresh server per cell) or `arm` (one server allocation for
+  /// the arm's cells, in order).
+  std::string ServerReuse = "cell";
   std::vector<PlanKnob> Knobs; ///< Sorted by name.
   std::vector<PreflightStep> Preflight;
   std::vector<ProcessSpec> Processes;
@@ -98,7 +115,9 @@ struct LaunchPlan {
   std::string EngineName;
   std::optional<std::string> MetricPrefix;
   OrderedJSON Slurm; ///< null or {partition, account, time_limit_s, nodelist}
-  std::vector<PlanCell> Cells; ///< Ascending concurrency, then recipe order.
+  /// Ascending concurrency, then recipe order; a recipe with arms keeps its
+  /// arms' cells together, arm by arm.
+  std::vector<PlanCell> Cells;
 };
 
 struct PlanOptions {

@@ -61,6 +61,11 @@ public:
   static Value entity(const EntityInfo *E);
   static Value record(llvm::StringRef Name,
                       std::vector<std::pair<Value, Value>> Fields);
+  /// A router or service declaration called with knob values
+  /// (`atomesh(policy = dp_sticky)`): a Record named after the declaration
+  /// whose getEntity() is the declaration.
+  static Value instance(const EntityInfo *Template,
+                        std::vector<std::pair<Value, Value>> Args);
   static Value server(int64_t Conc);
 
   ValueKind kind() const { return Kind; }
@@ -84,6 +89,8 @@ public:
   int64_t getLo() const { return Lo; }
   int64_t getHi() const { return Hi; }
   int64_t getStep() const { return Step; }
+  /// The declaration of an Entity value, or of an instance Record (null
+  /// for other records).
   const EntityInfo *getEntity() const { return Entity; }
   const std::string &getRecordName() const { return S; }
   int64_t getServerConc() const { return I; }
@@ -145,6 +152,7 @@ struct Type {
     Scenario,
     Topology,
     Router,
+    Service,
     Server,
     Scalar, ///< string, int or bool (env.* and labels.*).
   };
