@@ -471,8 +471,13 @@ ProcessSpec readProcess(const Fields &F) {
     F.error("name", fmt::format("'{}' must use only letters, digits, '_', '-' and '.' "
                                 "(it names the log file)",
                                 P.Name));
-  P.Role = F.oneOf("role", true, {"server", "prefill", "decode", "router", "worker"});
+  P.Role = F.oneOf("role", true,
+                   {"server", "prefill", "decode", "router", "worker", "service"});
   P.NodeRank = int(F.integer("node_rank", false, 0, 0, 4096));
+  P.Template = F.optStr("template");
+  P.Replica = int(F.integer("replica", false, 0, 0, 1 << 16));
+  if (F.has("node"))
+    P.Node = int(F.integer("node", false, 0, 0, 4096));
   P.Command = F.argv("argv");
   P.Env = F.env("env");
   P.EnvUnset = F.envNames("env_unset", false);
@@ -500,9 +505,17 @@ ProcessSpec readProcess(const Fields &F) {
   P.Ready.StartupTimeoutS = R.number("startup_timeout_s", false, P.Ready.StartupTimeoutS, 0);
   P.Ready.StallTimeoutS = R.number("stall_timeout_s", false, P.Ready.StallTimeoutS, 0);
   P.Ready.RequiresModel = R.optStr("requires_model");
+  P.Ready.Kind = R.oneOf("kind", false, {"http", "tcp", "alive", "running"},
+                         P.HttpEndpoints ? "http" : "running");
+  if (P.Ready.Kind == "alive")
+    P.Ready.AliveS = R.number("alive_s", true, 0, 0);
   P.ServesApi = F.boolean("serves_api", false, false);
   if (P.HttpEndpoints && !P.Port)
     F.error("port", "a process with endpoints needs a port");
+  if (P.Ready.Kind == "http" && !P.HttpEndpoints)
+    R.error("kind", "'http' readiness needs the process's endpoints");
+  if (P.Ready.Kind == "tcp" && !P.Port)
+    R.error("kind", "'tcp' readiness needs the process's port");
   return P;
 }
 
@@ -588,10 +601,38 @@ Cell readCell(const Fields &F) {
                               "the cell's result directory)",
                               C.Id));
   C.Conc = int(F.integer("conc", true, 0, 1, 1 << 20));
+  C.Arm = F.optStr("arm");
+  if (!C.Arm.empty() && !isValidFileComponent(C.Arm))
+    F.error("arm", fmt::format("'{}' must use only letters, digits, '_', '-' and '.'",
+                               C.Arm));
   C.Band = F.optStr("band");
   C.ServerFrom = F.optStr("server_from");
   C.Gpus = int(F.integer("gpus", true, 1, 0, 1 << 16));
   C.Nodes = int(F.integer("nodes", false, 1, 1, 4096));
+  if (F.has("gpus_by_role")) {
+    const json *Roles = F.get("gpus_by_role", false);
+    if (!Roles->is_object()) {
+      F.error("gpus_by_role",
+              fmt::format("expected an object, got {}", typeName(*Roles)));
+    } else {
+      Fields G = F.object("gpus_by_role", false);
+      int Sum = 0;
+      for (auto It = Roles->begin(); It != Roles->end(); ++It) {
+        if (It.key() != "server" && It.key() != "prefill" && It.key() != "decode") {
+          G.error(It.key(), "expected a role: 'server', 'prefill' or 'decode'");
+          continue;
+        }
+        int N = int(G.integer(It.key(), true, 0, 0, 1 << 16));
+        C.GpusByRole.emplace_back(It.key(), N);
+        Sum += N;
+      }
+      if (!C.GpusByRole.empty() && Sum != C.Gpus)
+        F.error("gpus_by_role",
+                fmt::format("the roles' GPUs add up to {}, but the cell has {}", Sum,
+                            C.Gpus));
+    }
+  }
+  C.ServerReuse = F.oneOf("server_reuse", false, {"cell", "arm"}, "cell");
   for (auto &E : F.list("knobs", false)) {
     Fields K = F.element(E);
     Knob Kn;

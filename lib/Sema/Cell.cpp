@@ -139,6 +139,11 @@ const ResolvedValue *RecipeCells::find(const Cell &C,
       return &ArmConcurrency[C.Arm->Index];
     return ConcurrencyValue.From ? &ConcurrencyValue : nullptr;
   }
+  // `prefill.tp`: the role's value, kept unqualified where the roles agree.
+  if (C.isDisaggregated())
+    for (llvm::StringRef Role : {"prefill", "decode"})
+      if (Name.startswith(Role) && Name.drop_front(Role.size()).startswith("."))
+        return C.find(Name.drop_front(Role.size() + 1), Role);
   return C.find(Name);
 }
 
