@@ -360,7 +360,8 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
   resolveName(CS, "topology", R.Out->NameRange, nullptr);
   setRoles(CS);
   CS.TopologyKnown = true;
-  if (!CS.C->isDisaggregated())
+  // (A topology that failed is reported; its roles are not known.)
+  if (!CS.C->isDisaggregated() && !CS.Failed.count("topology"))
     for (const auto &A : R.Out->Assignments)
       if (!A->Role.empty() && applies(*A, *CS.C) &&
           R.ReportedOnce.insert({A.get(), 0}).second) {

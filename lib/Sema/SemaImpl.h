@@ -374,7 +374,7 @@ public:
   void layoutCell(RecipeState &R, CellState &CS);
   void placeServices(RecipeState &R, CellState &CS);
   void instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
-                   const Value &Call, Level CallLevel,
+                   const Value &Call, Level CallLevel, llvm::SMRange CallRange,
                    llvm::StringRef AssignPrefix);
   std::optional<Value> resolveInstanceKnob(InstanceState &I,
                                            llvm::StringRef Name,

@@ -208,6 +208,7 @@ std::optional<Value> SemaImpl::resolveInstanceKnob(InstanceState &I,
 
 void SemaImpl::instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
                            const Value &Call, Level CallLevel,
+                           llvm::SMRange CallRange,
                            llvm::StringRef AssignPrefix) {
   const EntityInfo &T = *P.Template;
   InstanceState I;
@@ -253,18 +254,22 @@ void SemaImpl::instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
       InstanceState::Choice C;
       C.Literal = *Arg;
       C.L = CallLevel;
+      C.Range = CallRange;
       Best = C;
     }
     for (Assignment *A : Sets[K.Name]) {
       if (Best && Best->L == A->L) {
-        // The call's argument or another `router.NAME` at the same level.
-        const Assignment *Other = Best->From;
-        auto B = report(A->NameRange, DiagID::err_duplicate_assignment);
-        B << A->Name << CS.C->label();
-        if (Other)
-          B.note(Other->NameRange.Start, DiagID::note_also_set_here)
-              << Other->describeSite() << Other->Range;
+        // The call's argument or another `router.NAME` at the same level;
+        // reported once for the pair.
         CS.C->HasErrors = true;
+        if (!R.ReportedPairs.insert({A, Best->From}).second)
+          continue;
+        auto B = diag(A->NameRange, DiagID::err_duplicate_assignment);
+        B << A->Name << CS.C->label();
+        if (Best->Range.isValid())
+          B.note(Best->Range.Start, DiagID::note_also_set_here)
+              << (Best->From ? Best->From->describeSite()
+                             : "the call of " + T.Name) << Best->Range;
         continue;
       }
       if (Best && Best->L > A->L) {
@@ -705,7 +710,7 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
       P.AliveFor = AliveFor;
       // Its knobs may read the engine processes it fronts, which are
       // placed by now.
-      instantiate(R, CS, P, W.Call, W.L,
+      instantiate(R, CS, P, W.Call, W.L, W.Where,
                   W.K == ProcessInfo::Router ? "router" : "");
       (BeforeEngines ? Before : After).push_back(std::move(P));
     }
