@@ -517,7 +517,8 @@ static bool checkServerReuse(const sema::RecipeCells &R, const LaunchPlan &Plan,
     if (Why.empty())
       continue;
     Diags.report(R.NameRange, DiagID::err_plan_server_reuse_differs)
-        << Arm << C.Id << Ref.Id << Why;
+        << (C.Arm ? "arm '" + Arm + "'" : "recipe '" + R.Name + "'") << C.Id
+        << Ref.Id << Why;
     Ok = false;
   }
   return Ok;
