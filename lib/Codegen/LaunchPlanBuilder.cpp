@@ -393,7 +393,7 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
     return C;
   }
   // fixed(isl, osl): InferenceX's defaults, 10 x conc prompts after a
-  // warm-up of 2 x conc requests (domain.md §6).
+  // warm-up of 2 x conc requests.
   const Value *Prompts = Scenario->lookup("num_prompts");
   const Value *Rate = Scenario->lookup("request_rate");
   W["kind"] = "fixed";

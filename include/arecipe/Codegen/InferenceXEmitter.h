@@ -1,6 +1,6 @@
 //===- InferenceXEmitter.h - `arecipec --emit inferencex` ------*- C++ -*-===//
 //
-// The recipe as an InferenceX master-config entry (docs/language.md §9):
+// The recipe as an InferenceX master-config entry (docs/language.md §10):
 // image, model, model-prefix, runner, precision, framework, multinode, and
 // the scenario with one search-space item per arm of the recipe (per group
 // of cells that share their settings, when the recipe has no arms or an
