@@ -321,6 +321,20 @@ std::optional<Value> SemaImpl::lookupProcessName(const EvalCtx &Ctx,
     return Value::integer(P->K == ProcessInfo::Engine ? P->Node : P->NodeRank);
   if (Name == "nodes")
     return Value::integer(P->Nodes);
+  if (Name == "node_rank")
+    return Value::integer(P->NodeRank);
+  if (Name == "index") {
+    // The process's place among the cell's engine processes (placement
+    // order), e.g. for ports a launcher numbers across a whole cell.
+    int64_t I = 0;
+    for (const ProcessInfo &E : Ctx.Cell->C->Processes) {
+      if (&E == P)
+        return Value::integer(I);
+      if (E.K == ProcessInfo::Engine)
+        ++I;
+    }
+    return Value::integer(P->Replica);
+  }
   if (Name == "gpus_here")
     return Value::integer(P->Gpus);
   if (Name == "leader_addr")
