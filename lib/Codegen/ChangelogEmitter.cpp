@@ -115,9 +115,9 @@ static std::vector<std::string> describeChanges(const RecipeDiff &D) {
     return std::string(Verb) + (Arms ? " " : " conc ") + List(Cells);
   };
   for (const std::string &L : Order)
-    Out.push_back(L + " " +
-                  Where(Lines[L], D.Changed.begin()->first.Arm.empty() ? "at"
-                                                                       : "in"));
+    Out.push_back(
+        L + " " +
+        Where(Lines[L], D.Changed.begin()->first.Arm.empty() ? "at" : "in"));
   if (!D.Added.empty())
     Out.push_back(Where(D.Added, "adds"));
   if (!D.Removed.empty())

@@ -78,15 +78,16 @@ static std::string decimal(const Rational &R) {
 /// The engine's report member for Role ("" in an aggregated cell).
 static const Value *report(const sema::Cell &C, llvm::StringRef Name,
                            llvm::StringRef Role = "") {
-  auto It = C.Report.find(Role.empty() ? Name.str() : Role.str() + "." + Name.str());
+  auto It =
+      C.Report.find(Role.empty() ? Name.str() : Role.str() + "." + Name.str());
   return It == C.Report.end() ? nullptr : &It->second;
 }
 
 static Item itemOf(const sema::Cell &C, bool Agentic) {
   Item A;
   A.Arm = C.Arm;
-  const Value *Backend = report(C, "kv_offload_backend",
-                                C.isDisaggregated() ? "prefill" : "");
+  const Value *Backend =
+      report(C, "kv_offload_backend", C.isDisaggregated() ? "prefill" : "");
   if (C.DramUtilization && Backend)
     A.Utilization = decimal(*C.DramUtilization);
   auto Add = [&](std::string K, const Value *V) {

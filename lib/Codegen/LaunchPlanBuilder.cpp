@@ -335,7 +335,8 @@ std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
     S.After = P.After;
     S.StartupTimeoutS =
         Startup ? seconds(*Startup) : OrderedJSON(DefaultStartupTimeoutS);
-    S.StallTimeoutS = Stall ? seconds(*Stall) : OrderedJSON(DefaultStallTimeoutS);
+    S.StallTimeoutS =
+        Stall ? seconds(*Stall) : OrderedJSON(DefaultStallTimeoutS);
     Out.push_back(std::move(S));
   }
   return Out;
@@ -585,10 +586,9 @@ codegen::buildLaunchPlan(const sema::Compilation &C, const PlanOptions &Opts,
   // Arms keep their cells together (`server_reuse = arm` runs them on one
   // server, in order); otherwise cells are in ascending concurrency.
   if (!Arms)
-    std::stable_sort(Plan.Cells.begin(), Plan.Cells.end(),
-                     [](const PlanCell &A, const PlanCell &B) {
-                       return A.Conc < B.Conc;
-                     });
+    std::stable_sort(
+        Plan.Cells.begin(), Plan.Cells.end(),
+        [](const PlanCell &A, const PlanCell &B) { return A.Conc < B.Conc; });
   if (!Ok)
     return std::nullopt;
   return Plan;

@@ -471,8 +471,9 @@ ProcessSpec readProcess(const Fields &F) {
     F.error("name", fmt::format("'{}' must use only letters, digits, '_', '-' and '.' "
                                 "(it names the log file)",
                                 P.Name));
-  P.Role = F.oneOf("role", true,
-                   {"server", "prefill", "decode", "router", "worker", "service"});
+  P.Role =
+      F.oneOf("role", true,
+              {"server", "prefill", "decode", "router", "worker", "service"});
   P.NodeRank = int(F.integer("node_rank", false, 0, 0, 4096));
   P.Template = F.optStr("template");
   P.Replica = int(F.integer("replica", false, 0, 0, 1 << 16));
@@ -603,8 +604,9 @@ Cell readCell(const Fields &F) {
   C.Conc = int(F.integer("conc", true, 0, 1, 1 << 20));
   C.Arm = F.optStr("arm");
   if (!C.Arm.empty() && !isValidFileComponent(C.Arm))
-    F.error("arm", fmt::format("'{}' must use only letters, digits, '_', '-' and '.'",
-                               C.Arm));
+    F.error("arm",
+            fmt::format("'{}' must use only letters, digits, '_', '-' and '.'",
+                        C.Arm));
   C.Band = F.optStr("band");
   C.ServerFrom = F.optStr("server_from");
   C.Gpus = int(F.integer("gpus", true, 1, 0, 1 << 16));
@@ -618,7 +620,8 @@ Cell readCell(const Fields &F) {
       Fields G = F.object("gpus_by_role", false);
       int Sum = 0;
       for (auto It = Roles->begin(); It != Roles->end(); ++It) {
-        if (It.key() != "server" && It.key() != "prefill" && It.key() != "decode") {
+        if (It.key() != "server" && It.key() != "prefill" &&
+            It.key() != "decode") {
           G.error(It.key(), "expected a role: 'server', 'prefill' or 'decode'");
           continue;
         }
@@ -628,8 +631,8 @@ Cell readCell(const Fields &F) {
       }
       if (!C.GpusByRole.empty() && Sum != C.Gpus)
         F.error("gpus_by_role",
-                fmt::format("the roles' GPUs add up to {}, but the cell has {}", Sum,
-                            C.Gpus));
+                fmt::format("the roles' GPUs add up to {}, but the cell has {}",
+                            Sum, C.Gpus));
     }
   }
   C.ServerReuse = F.oneOf("server_reuse", false, {"cell", "arm"}, "cell");

@@ -153,9 +153,8 @@ RecipeCells::assignmentsTo(llvm::StringRef Name) const {
   for (const auto &A : Assignments)
     if (A->Name == Name)
       Out.push_back(A.get());
-  std::stable_sort(Out.begin(), Out.end(),
-                   [](const Assignment *A, const Assignment *B) {
-                     return A->L < B->L;
-                   });
+  std::stable_sort(
+      Out.begin(), Out.end(),
+      [](const Assignment *A, const Assignment *B) { return A->L < B->L; });
   return Out;
 }

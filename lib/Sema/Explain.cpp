@@ -129,9 +129,9 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
     OS << Knob << " = " << RV->V.str() << " in cell " << C->label()
        << " of recipe '" << R.Name << "'\n";
     if (C->ServerFrom)
-      OS << "  the server of cell " << C->label() << " is cell conc="
-         << *C->ServerRoot << "'s verbatim; the client keeps conc=" << Conc
-         << "\n";
+      OS << "  the server of cell " << C->label()
+         << " is cell conc=" << *C->ServerRoot
+         << "'s verbatim; the client keeps conc=" << Conc << "\n";
     OS << "  from " << E.origin(*RV) << "\n";
     if (RV->From && RV->From->ValueExpr)
       OS << "  formula: " << Explainer::text(RV->From->ValueExpr->getRange())

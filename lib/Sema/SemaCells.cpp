@@ -17,9 +17,7 @@
 using namespace arecipe;
 using namespace arecipe::sema;
 
-CellKey CellState::key() const {
-  return {C->Arm ? C->Arm->Index : 0, C->Conc};
-}
+CellKey CellState::key() const { return {C->Arm ? C->Arm->Index : 0, C->Conc}; }
 
 bool SemaImpl::applies(const Assignment &A, const Cell &C) const {
   if (A.Arm && A.Arm != C.Arm)
@@ -287,9 +285,9 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
           Ctx.Recipe = &R;
           Ctx.What = "a cell";
           Ctx.Expected = &R.Names[Name].Ty;
-          Ctx.Role = !A->Role.empty()                    ? A->Role
+          Ctx.Role = !A->Role.empty()                 ? A->Role
                      : PerRole && C.isDisaggregated() ? "prefill"
-                                                         : "";
+                                                      : "";
           bool Was = Silent;
           Silent = true;
           std::optional<Value> V = eval(A->ValueExpr, Ctx);
@@ -299,9 +297,8 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
         std::optional<Value> V1 = Quiet(First), V2 = Quiet(Second);
         llvm::SMRange Where =
             Second->ValueExpr ? Second->ValueExpr->getRange() : Second->Range;
-        std::string Shown = LevelRole.second.empty()
-                                ? Name
-                                : LevelRole.second + "." + Name;
+        std::string Shown =
+            LevelRole.second.empty() ? Name : LevelRole.second + "." + Name;
         if (V1 && V2 && *V1 != *V2) {
           auto B = report(Where, DiagID::err_conflicting_values);
           B << Shown << C.label() << V2->str() << V1->str();

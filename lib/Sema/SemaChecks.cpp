@@ -164,7 +164,8 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
         Where = R.Out->NameRange;
       report(Where, DiagID::err_served_name_mismatch)
           << Served->V.getString() << Client->V.getString()
-          << cellLabel(CS, CS.C->isDisaggregated() ? llvm::StringRef(Role) : "");
+          << cellLabel(CS,
+                       CS.C->isDisaggregated() ? llvm::StringRef(Role) : "");
       CS.C->HasErrors = true;
     }
   }
@@ -195,12 +196,11 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
         continue;
       if (Reported && Reported->From == RV->From && Reported->V == RV->V)
         continue;
-      bool Shared = !CS.C->isDisaggregated() ||
-                    [&] {
-                      const ResolvedValue *P = CS.C->find(K.Name, "prefill");
-                      const ResolvedValue *D = CS.C->find(K.Name, "decode");
-                      return P && D && P->From == D->From && P->V == D->V;
-                    }();
+      bool Shared = !CS.C->isDisaggregated() || [&] {
+        const ResolvedValue *P = CS.C->find(K.Name, "prefill");
+        const ResolvedValue *D = CS.C->find(K.Name, "decode");
+        return P && D && P->From == D->From && P->V == D->V;
+      }();
       llvm::SMRange Where = K.Stmt->getName().Range;
       if (RV->From && RV->From->ValueExpr && RV->From->L != Level::Default)
         Where = RV->From->ValueExpr->getRange();
@@ -255,9 +255,8 @@ std::vector<Rendering> SemaImpl::renderFor(RecipeState &R, CellState &CS,
   std::optional<ResolvedValue> PortValue;
   auto ValueOf = [&](llvm::StringRef Name) -> const ResolvedValue * {
     if (Name == "port" && P.Port) {
-      PortValue = P.K == ProcessInfo::Engine
-                      ? *CS.C->find(Name, P.ValueRole)
-                      : *P.findKnob(Name);
+      PortValue = P.K == ProcessInfo::Engine ? *CS.C->find(Name, P.ValueRole)
+                                             : *P.findKnob(Name);
       PortValue->V = Value::integer(*P.Port);
       return &*PortValue;
     }

@@ -184,7 +184,7 @@ struct EvalCtx {
 /// `router.NAME` assignment, evaluated on demand (a knob may read another).
 struct InstanceState {
   struct Choice {
-    const ast::Expr *E = nullptr;     ///< Null: Literal.
+    const ast::Expr *E = nullptr; ///< Null: Literal.
     std::optional<Value> Literal;
     Module *M = nullptr;
     Level L = Level::Default;

@@ -27,12 +27,18 @@ llvm::ArrayRef<ast::Stmt *> SemaImpl::templateBody(const EntityInfo &E) const {
 
 /// The `report { ... }` members an engine may state (docs/language.md §5.1).
 static const char *const ReportFields[] = {
-    "tp",           "pp",           "ep",
-    "dp_attention", "dcp_size",     "spec_decoding",
-    "kv_offloading", "kv_offload_backend", "kv_p2p_transfer",
+    "tp",
+    "pp",
+    "ep",
+    "dp_attention",
+    "dcp_size",
+    "spec_decoding",
+    "kv_offloading",
+    "kv_offload_backend",
+    "kv_p2p_transfer",
 };
 
-// Roles and GPUs -----------------------------------------------------------
+// Roles and GPUs --------------------------------------------------------------
 
 void SemaImpl::setRoles(CellState &CS) {
   Cell &C = *CS.C;
@@ -74,7 +80,7 @@ int64_t SemaImpl::replicaGpus(CellState &CS, llvm::StringRef Role,
   return *N;
 }
 
-// Template instances (routers, services) ------------------------------------
+// Template instances (routers, services) --------------------------------------
 
 std::optional<Value> SemaImpl::instantiateTemplate(const EntityInfo &T,
                                                    const ast::CallExpr *E,
@@ -91,8 +97,8 @@ std::optional<Value> SemaImpl::instantiateTemplate(const EntityInfo &T,
       // A template's knobs have no order a call could rely on.
       diag(A.Range, DiagID::err_not_allowed_here)
           << "a positional argument"
-          << ("a call of " + getSpelling(T.Decl->getEntityKind()).str() +
-              " '" + T.Name + "'; name the knob: 'KNOB = value'");
+          << ("a call of " + getSpelling(T.Decl->getEntityKind()).str() + " '" +
+              T.Name + "'; name the knob: 'KNOB = value'");
       Ok = false;
       continue;
     }
@@ -214,8 +220,8 @@ void SemaImpl::instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
   InstanceState I;
   I.P = &P;
   I.CS = &CS;
-  std::string Label = getSpelling(T.Decl->getEntityKind()).str() + " '" +
-                      T.Name + "'";
+  std::string Label =
+      getSpelling(T.Decl->getEntityKind()).str() + " '" + T.Name + "'";
   // `router.NAME` assignments that apply to this cell, by knob; an unknown
   // knob is reported once per assignment.
   std::map<std::string, std::vector<Assignment *>> Sets;
@@ -223,8 +229,8 @@ void SemaImpl::instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
     for (Assignment *A : R.RouterAssignments) {
       if (!applies(*A, *CS.C))
         continue;
-      llvm::StringRef Knob = llvm::StringRef(A->Name).drop_front(
-          AssignPrefix.size() + 1);
+      llvm::StringRef Knob =
+          llvm::StringRef(A->Name).drop_front(AssignPrefix.size() + 1);
       if (!T.findKnob(Knob)) {
         if (R.ReportedOnce.insert({A, 0}).second) {
           std::vector<std::string> Names;
@@ -248,9 +254,8 @@ void SemaImpl::instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
       C.Range = K.Stmt->getRange();
       Best = C;
     }
-    if (const Value *Arg = Call.kind() == ValueKind::Record
-                               ? Call.lookup(K.Name)
-                               : nullptr) {
+    if (const Value *Arg =
+            Call.kind() == ValueKind::Record ? Call.lookup(K.Name) : nullptr) {
       InstanceState::Choice C;
       C.Literal = *Arg;
       C.L = CallLevel;
@@ -269,7 +274,8 @@ void SemaImpl::instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
         if (Best->Range.isValid())
           B.note(Best->Range.Start, DiagID::note_also_set_here)
               << (Best->From ? Best->From->describeSite()
-                             : "the call of " + T.Name) << Best->Range;
+                             : "the call of " + T.Name)
+              << Best->Range;
         continue;
       }
       if (Best && Best->L > A->L) {
@@ -297,7 +303,7 @@ void SemaImpl::instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
     resolveInstanceKnob(I, K.Name, K.Stmt->getName().Range);
 }
 
-// The render context ---------------------------------------------------------
+// The render context ----------------------------------------------------------
 
 static std::string nodeAddr(int64_t Node) {
   return "{node_addr:" + std::to_string(Node) + "}";
@@ -344,8 +350,8 @@ std::optional<Value> SemaImpl::lookupProcessName(const EvalCtx &Ctx,
   if (P->K != ProcessInfo::Engine)
     if (const ResolvedValue *RV = P->findKnob(Name))
       return RV->V;
-  bool Urls = Name == "prefill_urls" || Name == "decode_urls" ||
-              Name == "backend_urls";
+  bool Urls =
+      Name == "prefill_urls" || Name == "decode_urls" || Name == "backend_urls";
   if (!Urls && Name != "backends")
     return std::nullopt;
   // The engine processes that serve HTTP, in placement order.
@@ -354,17 +360,16 @@ std::optional<Value> SemaImpl::lookupProcessName(const EvalCtx &Ctx,
     if (E.K != ProcessInfo::Engine || E.Headless || !E.Port)
       continue;
     std::string Role = E.Role == "worker" ? "server" : E.Role;
-    std::string Url = "http://" + nodeAddr(E.NodeRank) + ":" +
-                      std::to_string(*E.Port);
+    std::string Url =
+        "http://" + nodeAddr(E.NodeRank) + ":" + std::to_string(*E.Port);
     if (Name == "backends") {
-      Out.push_back(Value::map({{Value::string("role"), Value::string(Role)},
-                                {Value::string("replica"),
-                                 Value::integer(E.Replica)},
-                                {Value::string("node"), Value::integer(E.NodeRank)},
-                                {Value::string("addr"),
-                                 Value::string(nodeAddr(E.NodeRank))},
-                                {Value::string("port"), Value::integer(*E.Port)},
-                                {Value::string("url"), Value::string(Url)}}));
+      Out.push_back(Value::map(
+          {{Value::string("role"), Value::string(Role)},
+           {Value::string("replica"), Value::integer(E.Replica)},
+           {Value::string("node"), Value::integer(E.NodeRank)},
+           {Value::string("addr"), Value::string(nodeAddr(E.NodeRank))},
+           {Value::string("port"), Value::integer(*E.Port)},
+           {Value::string("url"), Value::string(Url)}}));
       continue;
     }
     // The URLs are the replicas' leaders.
@@ -377,7 +382,7 @@ std::optional<Value> SemaImpl::lookupProcessName(const EvalCtx &Ctx,
   return Value::list(std::move(Out));
 }
 
-// Placement ------------------------------------------------------------------
+// Placement -------------------------------------------------------------------
 
 namespace {
 /// One role of a topology: how many replicas, how many GPUs each.
@@ -423,7 +428,8 @@ void SemaImpl::layoutCell(RecipeState &R, CellState &CS) {
     return;
   std::optional<Value> PerNodeV =
       entityField(*R.Out->Hardware, "gpus_per_node", R.Out->NameRange);
-  if (!PerNodeV || PerNodeV->kind() != ValueKind::Int || PerNodeV->getInt() <= 0)
+  if (!PerNodeV || PerNodeV->kind() != ValueKind::Int ||
+      PerNodeV->getInt() <= 0)
     return;
   int64_t PerNode = PerNodeV->getInt();
   const Value &T = Topo->V;
@@ -671,8 +677,9 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
       std::optional<std::vector<int64_t>> N = placementNodes(*On, C, Missing);
       if (!N) {
         diag(T->FieldLocs.at("on"), DiagID::err_type_mismatch)
-            << "on" << "first_node, role_leader(ROLE), every_node(ROLE) or "
-                       "replica_leaders(ROLE)"
+            << "on"
+            << "first_node, role_leader(ROLE), every_node(ROLE) or "
+               "replica_leaders(ROLE)"
             << On->describeType() << On->str();
         C.HasErrors = true;
         continue;
@@ -773,7 +780,7 @@ void SemaImpl::checkPorts(RecipeState &R, CellState &CS) {
   }
 }
 
-// The report block -------------------------------------------------------------
+// The report block ------------------------------------------------------------
 
 void SemaImpl::evaluateReport(RecipeState &R, CellState &CS) {
   const EntityInfo *Engine = R.Out->Engine;
@@ -797,7 +804,7 @@ void SemaImpl::evaluateReport(RecipeState &R, CellState &CS) {
     }
 }
 
-// Engine formulas ----------------------------------------------------------------
+// Engine formulas -------------------------------------------------------------
 
 bool SemaImpl::collectTemplateFormula(EntityInfo &E, const ast::Stmt *S) {
   if (E.K != EntityInfo::Engine)
@@ -827,7 +834,8 @@ bool SemaImpl::collectTemplateFormula(EntityInfo &E, const ast::Stmt *S) {
     auto *A = llvm::dyn_cast<ast::AssignStmt>(Item);
     if (!A || A->getPath().size() != 1) {
       diag(Item->getRange(), DiagID::err_not_allowed_here)
-          << "this statement" << "a 'report' block";
+          << "this statement"
+          << "a 'report' block";
       continue;
     }
     const ast::Identifier &Id = A->getPath()[0];

@@ -107,8 +107,8 @@ void SemaImpl::declareRecipeNames(RecipeState &R) {
       {"hardware", Type::of(Type::Hardware), true, false},
       {"engine", Type::of(Type::Engine), true, false},
       {"concurrency", Type::listOf(Type::of(Type::Int)), false, false, true},
-      {"server_reuse", Type::enumOf(builtinEnum("server_reuse")), false,
-       false, true},
+      {"server_reuse", Type::enumOf(builtinEnum("server_reuse")), false, false,
+       true},
       {"image", Type::of(Type::String, true), true, true},
       {"precision", Type::enumOf(builtinEnum("precision"), true), true, true},
       {"mode", Type::enumOf(builtinEnum("mode")), true, false},
@@ -189,8 +189,8 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
   auto It = R.Names.find(Name.str());
   if (It != R.Names.end()) {
     const CellName &N = It->second;
-    bool Allowed = N.PerCell || L == Level::Recipe ||
-                   L == Level::CommandLine || (N.PerArm && L == Level::Arm);
+    bool Allowed = N.PerCell || L == Level::Recipe || L == Level::CommandLine ||
+                   (N.PerArm && L == Level::Arm);
     if (!Allowed) {
       diag(NameRange, DiagID::err_field_not_per_cell) << Name;
       return false;
@@ -336,10 +336,10 @@ void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S,
 void SemaImpl::collectStatements(RecipeState &R,
                                  llvm::ArrayRef<ast::Stmt *> Stmts,
                                  const Site &Where, llvm::StringRef Prefix) {
-  const char *Here = Where.Band           ? "a band"
-                     : Where.At           ? "an 'at conc' block"
+  const char *Here = Where.Band              ? "a band"
+                     : Where.At              ? "an 'at conc' block"
                      : Where.L == Level::Arm ? "an arm"
-                                          : "a recipe";
+                                             : "a recipe";
   bool TopOfBody =
       (Where.L == Level::Recipe || Where.L == Level::Arm) && Prefix.empty();
   for (ast::Stmt *S : Stmts) {
@@ -384,8 +384,8 @@ void SemaImpl::collectStatements(RecipeState &R,
       Info->Index = R.Out->Arms.size();
       ArmInfo *Ptr = Info.get();
       R.Out->Arms.push_back(std::move(Info));
-      collectStatements(R, A->getBody().Stmts, {Level::Arm, Ptr, nullptr, nullptr},
-                        "");
+      collectStatements(R, A->getBody().Stmts,
+                        {Level::Arm, Ptr, nullptr, nullptr}, "");
       break;
     }
     case ast::NodeKind::BandStmt: {
@@ -418,7 +418,8 @@ void SemaImpl::collectStatements(RecipeState &R,
     case ast::NodeKind::AtConcStmt: {
       auto *A = llvm::cast<ast::AtConcStmt>(S);
       if (!TopOfBody) {
-        diag(S->getRange(), DiagID::err_not_allowed_here) << "'at conc'" << Here;
+        diag(S->getRange(), DiagID::err_not_allowed_here)
+            << "'at conc'" << Here;
         break;
       }
       auto Info = std::make_unique<AtConcInfo>();
@@ -437,8 +438,8 @@ void SemaImpl::collectStatements(RecipeState &R,
       break;
     }
     case ast::NodeKind::PreflightStmt:
-      R.Preflights.push_back({llvm::cast<ast::PreflightStmt>(S), Where.Arm,
-                              Where.Band, Where.At});
+      R.Preflights.push_back(
+          {llvm::cast<ast::PreflightStmt>(S), Where.Arm, Where.Band, Where.At});
       break;
     default:
       diag(S->getRange(), DiagID::err_not_allowed_here)
@@ -603,8 +604,8 @@ void SemaImpl::linkServerCells(RecipeState &R) {
         continue;
       std::vector<int64_t> Mine;
       for (int64_t C : At->Concs)
-        if (std::binary_search(Arm->Concurrency.begin(),
-                               Arm->Concurrency.end(), C))
+        if (std::binary_search(Arm->Concurrency.begin(), Arm->Concurrency.end(),
+                               C))
           Mine.push_back(C);
       if (Mine.empty())
         continue;
@@ -724,8 +725,7 @@ void SemaImpl::applySets(RecipeState &R) {
     }
     std::string Name = S.Name, Role;
     if (!splitRole(R, Name, Role, S.NameRange) ||
-        !checkAssignable(R, Name, S.NameRange, Level::CommandLine) ||
-        !S.Value)
+        !checkAssignable(R, Name, S.NameRange, Level::CommandLine) || !S.Value)
       continue;
     // Evaluated in each cell like an assignment in the recipe body: it may
     // read `conc` and other knobs, late-bound.
@@ -809,8 +809,8 @@ void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
         From = A;
     if (!From) {
       if (Arm->Name.empty())
-        diag(Out.NameRange, DiagID::err_missing_field) << Out.Name
-                                                       << "concurrency";
+        diag(Out.NameRange, DiagID::err_missing_field)
+            << Out.Name << "concurrency";
       else
         diag(Arm->NameRange, DiagID::err_arm_no_concurrency) << Arm->Name;
       continue;
@@ -918,11 +918,13 @@ void SemaImpl::analyzeRecipe(EntityInfo &Recipe) {
     Out.Assignments.push_back(std::move(A));
   };
   Builtin("mode", Value::enumMember(builtinEnum("mode"), "bench"));
-  Builtin("server_reuse", Value::enumMember(builtinEnum("server_reuse"), "cell"));
-  Builtin("topology", Value::record("aggregated",
-                                    {{Value::string("nodes"), Value::none()},
-                                     {Value::string("replicas"), Value::integer(1)},
-                                     {Value::string("router"), Value::none()}}));
+  Builtin("server_reuse",
+          Value::enumMember(builtinEnum("server_reuse"), "cell"));
+  Builtin("topology",
+          Value::record("aggregated",
+                        {{Value::string("nodes"), Value::none()},
+                         {Value::string("replicas"), Value::integer(1)},
+                         {Value::string("router"), Value::none()}}));
 
   collectStatements(R, Recipe.Decl->getBody().Stmts, Site(), "");
   applySets(R);

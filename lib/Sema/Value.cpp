@@ -448,8 +448,9 @@ std::optional<Value> arecipe::sema::conformTo(const Value &V, const Type &T) {
     // A router or service declaration, bare or called with its knobs.
     EntityInfo::Kind Want =
         T.K == Type::Router ? EntityInfo::Router : EntityInfo::Service;
-    bool Ok = (V.kind() == ValueKind::Entity || V.kind() == ValueKind::Record) &&
-              V.getEntity() && V.getEntity()->K == Want;
+    bool Ok =
+        (V.kind() == ValueKind::Entity || V.kind() == ValueKind::Record) &&
+        V.getEntity() && V.getEntity()->K == Want;
     return Ok ? std::optional<Value>(V) : std::nullopt;
   }
   case Type::Server:

@@ -77,9 +77,9 @@ cl::opt<std::string> Explain("explain",
                             cl::value_desc("knob"), cl::cat(Category));
 cl::opt<int64_t> ExplainConc("conc", cl::desc("The cell --explain looks at"),
                              cl::value_desc("N"), cl::init(-1), cl::cat(Category));
-cl::opt<std::string> ExplainArm("arm",
-                                cl::desc("The arm of the cell --explain looks at"),
-                                cl::value_desc("name"), cl::cat(Category));
+cl::opt<std::string>
+    ExplainArm("arm", cl::desc("The arm of the cell --explain looks at"),
+               cl::value_desc("name"), cl::cat(Category));
 cl::list<std::string> Sets("set", cl::desc("Override a knob in every cell"),
                            cl::value_desc("name=value"), cl::cat(Category));
 cl::opt<PlanMode> Mode(

@@ -232,11 +232,13 @@ struct ProcessInfo {
   std::string ValueRole;
   const EntityInfo *Template = nullptr;
   std::string Instance; ///< `services.NAME`: NAME; the router: "router".
-  int64_t Rank = 0;     ///< v1's `rank`: replica, or node of an aggregated replica.
-  int64_t Replica = 0;  ///< Index within its role (engines), instance index.
-  int64_t Node = 0;     ///< Index within its replica.
-  int64_t Nodes = 1;    ///< Nodes of its replica (routers, services: of the cell).
-  int64_t NodeRank = 0; ///< The node of the cell's allocation it runs on.
+  /// v1's `rank`: the replica, or the node of an aggregated replica.
+  int64_t Rank = 0;
+  int64_t Replica = 0; ///< Index within its role; a service's instance.
+  int64_t Node = 0;    ///< Index within its replica.
+  /// Nodes of its replica (routers and services: of the cell).
+  int64_t Nodes = 1;
+  int64_t NodeRank = 0;   ///< The node of the cell's allocation it runs on.
   int64_t LeaderNode = 0; ///< NodeRank of its replica's first node.
   int64_t FirstGpu = 0;   ///< First device index it uses on its node.
   int64_t Gpus = 0;       ///< GPUs it uses on its node (`gpus_here`).
@@ -245,7 +247,7 @@ struct ProcessInfo {
   bool BeforeEngines = false; ///< Started (and ready) before the engines.
   bool InheritsEnv = true;    ///< Gets the cell's `env.*`.
   Readiness Ready = Readiness::Http;
-  Rational AliveFor; ///< Seconds, for Readiness::Alive.
+  Rational AliveFor;              ///< Seconds, for Readiness::Alive.
   std::vector<std::string> After; ///< Process names that must be ready first.
   /// Router and service knobs, resolved for this process.
   std::map<std::string, ResolvedValue> Knobs;
@@ -326,7 +328,9 @@ struct RecipeCells {
   /// By arm (declaration order), then ascending concurrency.
   std::vector<Cell> Cells;
 
-  bool hasArms() const { return Arms.size() > 1 || !Arms.front()->Name.empty(); }
+  bool hasArms() const {
+    return Arms.size() > 1 || !Arms.front()->Name.empty();
+  }
   /// The first cell of that concurrency (in any arm), or null.
   const Cell *findCell(int64_t Conc) const;
   /// The cell of Arm (empty: the recipe has no arms) and Conc, or null.
