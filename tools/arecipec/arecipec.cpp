@@ -149,6 +149,14 @@ bool emit(const ast::File &File, const llvm::SourceMgr &SM,
           const sema::Compilation *Old = nullptr) {
   if (SyntaxOnly || (Emit == EmitKind::Nothing && Explain.empty()))
     return true;
+  // A plan that cannot be built writes nothing: the output file is opened
+  // (and an older one replaced) only once there is something to write.
+  std::optional<codegen::LaunchPlan> Plan;
+  if (Emit == EmitKind::Plan || Emit == EmitKind::Shell) {
+    Plan = buildPlan(*Sema, Diags);
+    if (!Plan)
+      return false;
+  }
   std::error_code EC;
   llvm::raw_fd_ostream OS(OutputFilename, EC, llvm::sys::fs::OF_None);
   if (EC) {
@@ -163,20 +171,12 @@ bool emit(const ast::File &File, const llvm::SourceMgr &SM,
   case EmitKind::Cells:
     sema::emitCellsJSON(*Sema, OS);
     break;
-  case EmitKind::Plan: {
-    std::optional<codegen::LaunchPlan> Plan = buildPlan(*Sema, Diags);
-    if (!Plan)
-      return false;
+  case EmitKind::Plan:
     codegen::emitPlan(*Plan, OS);
     break;
-  }
-  case EmitKind::Shell: {
-    std::optional<codegen::LaunchPlan> Plan = buildPlan(*Sema, Diags);
-    if (!Plan)
-      return false;
+  case EmitKind::Shell:
     codegen::emitShell(*Plan, OS);
     break;
-  }
   case EmitKind::InferenceX:
     codegen::emitInferenceX(*Sema, OS);
     break;
