@@ -194,10 +194,30 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
     Argv = strings(*Cmd);
   std::map<std::string, std::pair<size_t, nlohmann::json>> JsonFlags;
   for (const sema::Rendering &R : P.Renderings) {
-    llvm::StringRef What = R.Knob.empty() ? llvm::StringRef(R.Target)
-                                          : llvm::StringRef(R.Knob);
+    llvm::StringRef What =
+        R.Knob.empty() ? llvm::StringRef(R.Target) : llvm::StringRef(R.Knob);
     switch (R.K) {
     case sema::Rendering::Flag:
+      // `each` repeats the flag before every element of a list, `spread`
+      // puts the elements after one flag; an empty list renders nothing.
+      if (R.V && R.Mode != sema::RenderInfo::Single) {
+        if (R.V->kind() != ValueKind::List) {
+          Diags.report(Recipe->NameRange, DiagID::err_plan_cannot_render)
+              << What << Cell->label()
+              << ("'" + R.Target +
+                  (R.Mode == sema::RenderInfo::Each ? "' each" : "' spread") +
+                  " needs a list, not " + R.V->describeType());
+          Failed = true;
+          break;
+        }
+        const std::vector<Value> &Elems = R.V->getElements();
+        for (size_t N = 0; N < Elems.size(); ++N) {
+          if (N == 0 || R.Mode == sema::RenderInfo::Each)
+            Argv.push_back(R.Target);
+          Argv.push_back(render(Elems[N], What));
+        }
+        break;
+      }
       Argv.push_back(R.Target);
       if (R.V)
         Argv.push_back(render(*R.V, What));

@@ -284,6 +284,7 @@ std::vector<Rendering> SemaImpl::renderFor(RecipeState &R, CellState &CS,
         Out.K = static_cast<Rendering::Kind>(RI.K);
         Out.Target = RI.Target;
         Out.Key = RI.Key;
+        Out.Mode = RI.Mode;
         Out.V = RV->V;
         Out.Knob = Info->Name;
         Result.push_back(std::move(Out));
@@ -301,6 +302,7 @@ std::vector<Rendering> SemaImpl::renderFor(RecipeState &R, CellState &CS,
       if (auto *F = llvm::dyn_cast<ast::FlagStmt>(Item)) {
         Out.K = Rendering::Flag;
         Out.Target = F->getFlag()->getPlainValue().str();
+        Out.Mode = static_cast<RenderInfo::ListMode>(F->getListMode());
         if (F->getValue()) {
           std::optional<Value> V = eval(F->getValue(), Ctx);
           if (!V)

@@ -151,6 +151,7 @@ void SemaImpl::declareEngineKnobs(EntityInfo &E) {
         RI.Target = R.Target->getPlainValue().str();
       if (R.Key)
         RI.Key = R.Key->getPlainValue().str();
+      RI.Mode = static_cast<RenderInfo::ListMode>(R.Mode);
       RI.Cond = R.Cond;
       Info.Renders.push_back(RI);
     }

@@ -63,9 +63,13 @@ struct EnumInfo {
 /// One render clause of a knob (`-> flag "--max-num-seqs" if draft > 0`).
 struct RenderInfo {
   enum Kind : uint8_t { Flag, Switch, Arg, Args, Env, Json, Yaml, JsonFile };
+  /// How `flag` renders a list: one word, `each` element after its own flag,
+  /// or `spread` after one flag.
+  enum ListMode : uint8_t { Single, Each, Spread };
   Kind K;
   std::string Target; ///< The flag or variable; empty for `arg`.
   std::string Key;    ///< JSON member for `json`.
+  ListMode Mode = Single;
   const ast::Expr *Cond = nullptr;
 };
 
@@ -195,6 +199,7 @@ struct Rendering {
   Kind K;
   std::string Target; ///< Flag or environment variable.
   std::string Key;    ///< JSON member, for Json.
+  RenderInfo::ListMode Mode = RenderInfo::Single; ///< Flag with a list.
   std::optional<Value> V;
   std::string Knob; ///< Empty for `emit` items.
 };
