@@ -145,6 +145,19 @@ void SemaImpl::declareEngineKnobs(EntityInfo &E) {
                                          : std::optional<Type>(Type());
     Info.Ty = T ? *T : Type();
     for (const ast::RenderClause &R : K->getRenders()) {
+      // Parsed, but not rendered yet: an error, never a knob that silently
+      // renders nothing.
+      const char *NotYet =
+          R.Kind == ast::RenderKind::Args       ? "an 'args' render clause"
+          : R.Kind == ast::RenderKind::Yaml     ? "a 'yaml' render clause"
+          : R.Kind == ast::RenderKind::JsonFile ? "a 'json_file' render clause"
+          : R.Negative ? "a 'switch ... else' render clause"
+                       : nullptr;
+      if (NotYet) {
+        diag(R.Range, DiagID::err_not_allowed_here)
+            << NotYet << "this version of the compiler";
+        continue;
+      }
       RenderInfo RI;
       RI.K = static_cast<RenderInfo::Kind>(R.Kind);
       if (R.Target)

@@ -735,6 +735,13 @@ std::optional<Value> SemaImpl::eval(const ast::Expr *E, const EvalCtx &Ctx) {
     return evalMember(llvm::cast<ast::MemberExpr>(E), Ctx);
   case ast::NodeKind::ConvertExpr:
     return evalConvert(llvm::cast<ast::ConvertExpr>(E), Ctx);
+  case ast::NodeKind::ComprehensionExpr:
+    // Parsed, but not evaluated yet: an error, never a value that silently
+    // goes missing (a knob default or flag that renders nothing).
+    diag(E->getRange(), DiagID::err_not_allowed_here)
+        << "a list comprehension"
+        << "this version of the compiler; write the list out";
+    return std::nullopt;
   default:
     return std::nullopt;
   }

@@ -103,6 +103,13 @@ Module *SemaImpl::loadModule(unsigned BufferID, ast::File *F,
       Info->Name = E->getName().Name.str();
       Info->Decl = E;
       Info->Owner = &M;
+      // Parsed, but not applied yet: an error, never a declaration that
+      // silently lacks what its parent declares.
+      if (E->hasExtends())
+        diag(llvm::SMRange(E->getExtends().front().Range.Start,
+                           E->getExtends().back().Range.End),
+             DiagID::err_not_allowed_here)
+            << "'extends'" << "this version of the compiler";
       Symbol S;
       S.K = Symbol::Entity;
       S.Ent = Info.get();
