@@ -242,13 +242,7 @@ std::vector<Rendering> SemaImpl::renderFor(RecipeState &R, CellState &CS,
                                            const ProcessInfo &P) {
   const EntityInfo *Template = P.Template;
   std::vector<Rendering> Result;
-  EvalCtx Ctx;
-  Ctx.M = Template->Owner;
-  Ctx.Cell = &CS;
-  Ctx.Recipe = &R;
-  Ctx.What = "a rendering";
-  Ctx.Process = &P;
-  Ctx.Role = P.ValueRole;
+  EvalCtx Ctx = processCtx(R, CS, P, Template->Owner, "a rendering");
   // An engine knob's value is the cell's (for the process's role); a
   // router's or service's, the process's own. A process's `port` is the
   // one it was given (`port + i` for the i-th of its template on a node).

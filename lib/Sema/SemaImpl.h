@@ -402,6 +402,20 @@ public:
   void runChecks(RecipeState &R, CellState &CS);
   void checkConstraints(RecipeState &R, CellState &CS);
   void evaluateRenderings(RecipeState &R, CellState &CS);
+  /// The context of a formula evaluated for one process of a cell (a
+  /// template's `headless`, render conditions, `emit` blocks): the process's
+  /// render context and the role its values are read for.
+  EvalCtx processCtx(RecipeState &R, CellState &CS, const ProcessInfo &P,
+                     Module *M, llvm::StringRef What) const {
+    EvalCtx Ctx;
+    Ctx.M = M;
+    Ctx.Cell = &CS;
+    Ctx.Recipe = &R;
+    Ctx.What = What;
+    Ctx.Process = &P;
+    Ctx.Role = P.ValueRole;
+    return Ctx;
+  }
   std::vector<Rendering> renderFor(RecipeState &R, CellState &CS,
                                    const ProcessInfo &P);
   void evaluatePreflights(RecipeState &R, CellState &CS);

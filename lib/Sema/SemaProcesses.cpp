@@ -552,13 +552,8 @@ void SemaImpl::layoutCell(RecipeState &R, CellState &CS) {
   // `port + i`.
   std::map<int64_t, int64_t> OnNode;
   for (ProcessInfo &P : C.Processes) {
-    EvalCtx Ctx;
-    Ctx.M = Engine->Owner;
-    Ctx.Cell = &CS;
-    Ctx.Recipe = &R;
-    Ctx.What = "the engine's 'headless'";
-    Ctx.Process = &P;
-    Ctx.Role = P.ValueRole;
+    EvalCtx Ctx =
+        processCtx(R, CS, P, Engine->Owner, "the engine's 'headless'");
     if (Engine->HeadlessExpr) {
       std::optional<bool> H =
           evalBool(Engine->HeadlessExpr, Ctx, "the engine's 'headless'");
