@@ -127,7 +127,21 @@ static OrderedJSON processJSON(const ProcessSpec &P) {
   J["ready"]["startup_timeout_s"] = toJSON(P.StartupTimeoutS);
   J["ready"]["stall_timeout_s"] = toJSON(P.StallTimeoutS);
   J["ready"]["requires_model"] = orNull(P.RequiresModel);
+  switch (P.Ready) {
+  case ProcessSpec::Readiness::Default:
+    break;
+  case ProcessSpec::Readiness::Tcp:
+    J["ready"]["kind"] = "tcp";
+    break;
+  case ProcessSpec::Readiness::Alive:
+    J["ready"]["kind"] = "alive";
+    J["ready"]["alive_s"] = toJSON(P.AliveS);
+    break;
+  }
   J["serves_api"] = P.ServesApi;
+  J["template"] = P.Template;
+  J["replica"] = P.Replica;
+  J["node"] = orNull(P.Node);
   return J;
 }
 
@@ -135,11 +149,17 @@ OrderedJSON codegen::toJSON(const PlanCell &C) {
   OrderedJSON J;
   J["id"] = C.Id;
   J["recipe"] = C.Recipe;
+  J["arm"] = orNull(C.Arm);
   J["conc"] = C.Conc;
   J["band"] = orNull(C.Band);
   J["server_from"] = orNull(C.ServerFrom);
   J["gpus"] = C.Gpus;
   J["nodes"] = C.Nodes;
+  J["gpus_by_role"] = OrderedJSON::object();
+  for (const auto &[Role, Gpus] : C.GpusByRole)
+    J["gpus_by_role"][Role] = Gpus;
+  J["server_reuse"] =
+      C.ServerReuse == PlanCell::Reuse::Arm ? "arm" : "cell";
   J["knobs"] = OrderedJSON::array();
   for (const PlanKnob &K : C.Knobs)
     J["knobs"].push_back({{"name", K.Name},
@@ -183,7 +203,7 @@ static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
 
 OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
   OrderedJSON J;
-  J["schema"] = "arecipe.plan/v1";
+  J["schema"] = "arecipe.plan/v1.1";
   J["recipe"] = {{"name", Plan.RecipeName},
                  {"file", Plan.RecipeFile},
                  {"mode", Plan.Mode}};

@@ -47,6 +47,20 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"endpoints.stop_profile", Type::String},
       {"endpoints.completions", Type::String},
       {"endpoints.chat_completions", Type::String},
+      {"prompt_token_ids", Type::Bool},
+  };
+  // Routers and side services: placed (`on`), ordered (`start`), with a
+  // readiness rule (docs/language.md §5.2).
+  static const std::vector<FieldSpec> Process = {
+      {"command", Type::List},
+      {"metric_prefix", Type::String},
+      {"endpoints.health", Type::String},
+      {"endpoints.models", Type::String},
+      {"endpoints.metrics", Type::String},
+      {"on", Type::Any},
+      {"start", Type::Any},
+      {"ready", Type::Any},
+      {"inherits_env", Type::Bool},
   };
   static const std::vector<FieldSpec> None;
   switch (K) {
@@ -56,9 +70,10 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
     return Model;
   case EntityInfo::Engine:
     return Engine;
-  case EntityInfo::Recipe:
   case EntityInfo::Router:
   case EntityInfo::Service:
+    return Process;
+  case EntityInfo::Recipe:
     return None;
   }
   return None;
@@ -130,12 +145,26 @@ void SemaImpl::declareEngineKnobs(EntityState &E) {
                                          : std::optional<Type>(Type());
     Info.Ty = T ? *T : Type();
     for (const ast::RenderClause &R : K->getRenders()) {
+      // Parsed, but not rendered yet: an error, never a knob that silently
+      // renders nothing.
+      const char *NotYet =
+          R.Kind == ast::RenderKind::Args       ? "an 'args' render clause"
+          : R.Kind == ast::RenderKind::Yaml     ? "a 'yaml' render clause"
+          : R.Kind == ast::RenderKind::JsonFile ? "a 'json_file' render clause"
+          : R.Negative ? "a 'switch ... else' render clause"
+                       : nullptr;
+      if (NotYet) {
+        diag(R.Range, DiagID::err_not_allowed_here)
+            << NotYet << "this version of the compiler";
+        continue;
+      }
       RenderInfo RI;
       RI.K = static_cast<RenderInfo::Kind>(R.Kind);
       if (R.Target)
         RI.Target = R.Target->getPlainValue().str();
       if (R.Key)
         RI.Key = R.Key->getPlainValue().str();
+      RI.Mode = static_cast<RenderInfo::ListMode>(R.Mode);
       RI.Cond = R.Cond;
       Info.Renders.push_back(RI);
     }
@@ -147,7 +176,7 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
   if (E.FieldsEvaluated || E.Evaluating)
     return true;
   E.Evaluating = true;
-  if (E.K == EntityInfo::Engine)
+  if (E.isTemplate())
     declareEngineKnobs(E);
   const std::vector<FieldSpec> &Specs = fieldsOf(E.K);
   std::vector<std::string> Names;
@@ -193,6 +222,10 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
   std::function<void(llvm::ArrayRef<ast::Stmt *>, std::string)> Walk =
       [&](llvm::ArrayRef<ast::Stmt *> Stmts, std::string Prefix) {
         for (ast::Stmt *S : Stmts) {
+          // An engine's `gpus`, `headless` and `report { }` are formulas
+          // over its knobs, evaluated per cell (SemaProcesses.cpp).
+          if (Prefix.empty() && collectTemplateFormula(E, S))
+            continue;
           if (auto *A = llvm::dyn_cast<ast::AssignStmt>(S)) {
             std::string Name = Prefix;
             for (const ast::Identifier &Seg : A->getPath())
@@ -203,7 +236,7 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
           } else if (auto *B = llvm::dyn_cast<ast::BlockStmt>(S)) {
             Walk(B->getBody().Stmts,
                  Prefix + (Prefix.empty() ? "" : ".") + B->getName().Name.str());
-          } else if (E.K == EntityInfo::Engine && Prefix.empty() &&
+          } else if (E.isTemplate() && Prefix.empty() &&
                      (llvm::isa<ast::KnobStmt>(S) ||
                       llvm::isa<ast::CheckStmt>(S) ||
                       llvm::isa<ast::EmitStmt>(S))) {

@@ -43,9 +43,14 @@ DiagnosticBuilder SemaImpl::diag(llvm::SMLoc L, DiagID ID) {
   return diag(llvm::SMRange(L, L), ID);
 }
 
+std::string SemaImpl::cellLabel(const CellState &CS, llvm::StringRef Role) {
+  std::string L = CS.C->label();
+  return Role.empty() ? L : L + " (" + Role.str() + ")";
+}
+
 std::string SemaImpl::cellSuffix(const EvalCtx &E) const {
   if (E.Cell)
-    return " in cell conc=" + std::to_string(E.Cell->C->Conc);
+    return " in cell " + cellLabel(*E.Cell, E.Role);
   if (E.Conc)
     return " for conc=" + std::to_string(*E.Conc);
   return "";
@@ -81,6 +86,13 @@ Module *SemaImpl::loadModule(const SourceFile &File) {
       Info->Name = E->getName().Name.str();
       Info->Decl = E;
       Info->Owner = &M;
+      // Parsed, but not applied yet: an error, never a declaration that
+      // silently lacks what its parent declares.
+      if (E->hasExtends())
+        diag(llvm::SMRange(E->getExtends().front().Range.Start,
+                           E->getExtends().back().Range.End),
+             DiagID::err_not_allowed_here)
+            << "'extends'" << "this version of the compiler";
       Symbol S;
       S.K = Symbol::Entity;
       S.Ent = Info.get();

@@ -17,6 +17,7 @@
 
 namespace arecipe {
 namespace ast {
+class ArmStmt;
 class AtConcStmt;
 class BandStmt;
 class EntityDecl;
@@ -34,6 +35,8 @@ struct RenderInfo {
   Kind K;
   std::string Target; ///< The flag or variable; empty for `arg`.
   std::string Key;    ///< JSON member for `json`.
+  using ListMode = Rendering::ListMode;
+  ListMode Mode = Rendering::Single; ///< `flag ... each|spread`.
   const ast::Expr *Cond = nullptr;
 };
 
@@ -50,7 +53,16 @@ struct EntityState : EntityInfo {
   std::map<std::string, llvm::SMRange> FieldLocs;
   bool FieldsEvaluated = false; ///< Fields are filled on first use.
   bool Evaluating = false;
-  std::vector<KnobInfo> Knobs; ///< Engines only, in declaration order.
+  /// Engines, routers and services (the process templates), in
+  /// declaration order.
+  std::vector<KnobInfo> Knobs;
+  /// The per-cell formulas of an engine (docs/language.md §5.1): `gpus`
+  /// (GPUs one replica uses), `headless` (per process; null: `node > 0`)
+  /// and the `report { ... }` members, in declaration order. They are
+  /// evaluated in each cell and role, never as constants.
+  const ast::Expr *GpusExpr = nullptr;
+  const ast::Expr *HeadlessExpr = nullptr;
+  std::vector<std::pair<std::string, const ast::Expr *>> Report;
 
   const KnobInfo *findKnob(llvm::StringRef Name) const;
 };
@@ -61,6 +73,15 @@ inline EntityState &stateOf(const EntityInfo &E) {
 }
 
 struct AssignmentState;
+
+struct ArmState : ArmInfo {
+  const ast::ArmStmt *Stmt = nullptr;
+};
+
+/// Every ArmInfo is one of Sema's.
+inline const ArmState &stateOf(const ArmInfo &A) {
+  return static_cast<const ArmState &>(A);
+}
 
 struct BandState : BandInfo {
   const ast::BandStmt *Stmt = nullptr;
@@ -76,12 +97,14 @@ struct AssignmentState : Assignment {
   /// Null for built-in defaults; the `cell(N)` call for `server`.
   const ast::Expr *ValueExpr = nullptr;
   Module *M = nullptr; ///< Where names in ValueExpr are looked up.
-  /// Cells (by concurrency) where this assignment gave the value.
+  /// Cells (by concurrency) where this assignment gave the value, in any
+  /// arm and role.
   std::vector<int64_t> EffectiveIn;
   /// Why it did not take effect where it applied, for the dead-assignment
   /// warning: the first assignment that shadowed it.
   const AssignmentState *ShadowedBy = nullptr;
-  int64_t ShadowedInServerOf = 0; ///< Non-zero: shadowed by cell(N).
+  /// The `server = cell(N)` that shadowed it in a cell, or null.
+  const AssignmentState *ShadowedInServerOf = nullptr;
 
   void setValueExpr(const ast::Expr *E);
 };
