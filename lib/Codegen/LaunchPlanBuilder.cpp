@@ -86,13 +86,13 @@ const char *codegen::actionName(const PreflightStep &Step) {
 bool codegen::usesV11(const PlanCell &C) {
   if (!C.Files.empty())
     return true;
-  // Arms, roles with their own GPU counts, a server kept across an arm,
-  // routers and services (TCP or alive readiness, several templates).
-  if (C.Arm || C.GpusByRole.size() > 1 || C.ServerReuse == PlanCell::Reuse::Arm)
+  // An arm, a server kept across an arm, a service, a TCP or alive
+  // readiness. (Roles and a router are v1's: a v1 disaggregated plan stays
+  // v1.)
+  if (C.Arm || C.ServerReuse == PlanCell::Reuse::Arm)
     return true;
   for (const ProcessSpec &P : C.Processes)
-    if (P.Ready != ProcessSpec::Readiness::Default || P.Role == "router" ||
-        P.Role == "service")
+    if (P.Ready != ProcessSpec::Readiness::Default || P.Role == "service")
       return true;
   for (const PreflightStep &S : C.Preflight)
     if (std::holds_alternative<preflight::Capture>(S))
