@@ -9,6 +9,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <tuple>
 
 using namespace arecipe;
 using namespace arecipe::codegen;
@@ -17,11 +18,25 @@ namespace {
 struct Change {
   std::string Name, Old, New;
 };
-/// Per concurrency: what changed; a cell only in one version has no list.
+/// A cell as a changelog names it: its concurrency, and its arm when the
+/// recipe has arms (cells of two versions pair by arm and concurrency).
+struct CellName {
+  std::string Arm;
+  int64_t Conc = 0;
+  bool operator<(const CellName &O) const {
+    return std::tie(Arm, Conc) < std::tie(O.Arm, O.Conc);
+  }
+  /// `8`, or `tp4.c8` in an arm.
+  std::string str() const {
+    return Arm.empty() ? std::to_string(Conc)
+                       : Arm + ".c" + std::to_string(Conc);
+  }
+};
+/// Per cell: what changed; a cell only in one version has no list.
 struct RecipeDiff {
   std::string Key;
-  std::map<int64_t, std::vector<Change>> Changed;
-  std::vector<int64_t> Added, Removed;
+  std::map<CellName, std::vector<Change>> Changed;
+  std::vector<CellName> Added, Removed;
 };
 } // namespace
 
@@ -44,16 +59,19 @@ static RecipeDiff diffRecipes(const sema::RecipeCells &Old,
                               const sema::RecipeCells &New) {
   RecipeDiff D;
   D.Key = configKey(New);
+  auto NameOf = [](const sema::Cell &C) {
+    return CellName{C.Arm ? C.Arm->Name : "", C.Conc};
+  };
   for (const sema::Cell &C : Old.Cells)
-    if (!New.findCell(C.Conc))
-      D.Removed.push_back(C.Conc);
+    if (!New.findCell(NameOf(C).Arm, C.Conc))
+      D.Removed.push_back(NameOf(C));
   for (const sema::Cell &C : New.Cells) {
-    const sema::Cell *Before = Old.findCell(C.Conc);
+    const sema::Cell *Before = Old.findCell(NameOf(C).Arm, C.Conc);
     if (!Before) {
-      D.Added.push_back(C.Conc);
+      D.Added.push_back(NameOf(C));
       continue;
     }
-    std::vector<Change> &Out = D.Changed[C.Conc];
+    std::vector<Change> &Out = D.Changed[NameOf(C)];
     // Both maps are sorted by name: one merge pass.
     auto I = Before->Values.begin(), E = Before->Values.end();
     auto J = C.Values.begin(), F = C.Values.end();
@@ -84,28 +102,35 @@ static RecipeDiff diffRecipes(const sema::RecipeCells &Old,
 /// "max_num_batched_tokens 8192 -> 4096 at conc 8": one line per change,
 /// cells with the same change folded together.
 static std::vector<std::string> describeChanges(const RecipeDiff &D) {
-  std::map<std::string, std::vector<int64_t>> Lines;
+  std::map<std::string, std::vector<CellName>> Lines;
   std::vector<std::string> Order;
-  for (const auto &[Conc, Changes] : D.Changed)
+  for (const auto &[Name, Changes] : D.Changed)
     for (const Change &Ch : Changes) {
       std::string L = Ch.Name + " " + Ch.Old + " -> " + Ch.New;
       if (!Lines.count(L))
         Order.push_back(L);
-      Lines[L].push_back(Conc);
+      Lines[L].push_back(Name);
     }
   std::vector<std::string> Out;
-  auto List = [](const std::vector<int64_t> &Concs) {
+  auto List = [](const std::vector<CellName> &Cells) {
     std::string S;
-    for (int64_t C : Concs)
-      S += (S.empty() ? "" : ", ") + std::to_string(C);
+    for (const CellName &C : Cells)
+      S += (S.empty() ? "" : ", ") + C.str();
     return S;
   };
+  // `at conc 8, 12`; cells of arms by their ids: `in tp4.c8, tp8.c8`.
+  auto Where = [&](const std::vector<CellName> &Cells, const char *Verb) {
+    bool Arms = !Cells.empty() && !Cells.front().Arm.empty();
+    return std::string(Verb) + (Arms ? " " : " conc ") + List(Cells);
+  };
   for (const std::string &L : Order)
-    Out.push_back(L + " at conc " + List(Lines[L]));
+    Out.push_back(
+        L + " " +
+        Where(Lines[L], D.Changed.begin()->first.Arm.empty() ? "at" : "in"));
   if (!D.Added.empty())
-    Out.push_back("adds conc " + List(D.Added));
+    Out.push_back(Where(D.Added, "adds"));
   if (!D.Removed.empty())
-    Out.push_back("drops conc " + List(D.Removed));
+    Out.push_back(Where(D.Removed, "drops"));
   return Out;
 }
 
@@ -139,14 +164,19 @@ void codegen::emitChangelog(const sema::Compilation &Old,
   OS << "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n";
   for (const RecipeDiff &D : Diffs) {
     OS << "# per-cell diff of " << D.Key << "\n";
-    for (const auto &[Conc, Changes] : D.Changed) {
-      OS << "# c" << Conc << ":" << (Changes.empty() ? " unchanged" : "") << "\n";
+    // Cell ids as the plan writes them: `c8`, `tp4.c8`.
+    auto Id = [](const CellName &C) {
+      return C.Arm.empty() ? "c" + std::to_string(C.Conc) : C.str();
+    };
+    for (const auto &[Name, Changes] : D.Changed) {
+      OS << "# " << Id(Name) << ":" << (Changes.empty() ? " unchanged" : "")
+         << "\n";
       for (const Change &Ch : Changes)
         OS << "#   " << Ch.Name << ": " << Ch.Old << " -> " << Ch.New << "\n";
     }
-    for (int64_t C : D.Added)
-      OS << "# c" << C << ": new cell\n";
-    for (int64_t C : D.Removed)
-      OS << "# c" << C << ": removed\n";
+    for (const CellName &C : D.Added)
+      OS << "# " << Id(C) << ": new cell\n";
+    for (const CellName &C : D.Removed)
+      OS << "# " << Id(C) << ": removed\n";
   }
 }

@@ -18,11 +18,6 @@ static const Value *get(const sema::Cell &C, llvm::StringRef Name) {
   return RV && !RV->V.isNone() ? &RV->V : nullptr;
 }
 
-static int64_t intOr(const sema::Cell &C, llvm::StringRef Name, int64_t D) {
-  const Value *V = get(C, Name);
-  return V && V->kind() == ValueKind::Int ? V->getInt() : D;
-}
-
 static std::string label(const sema::RecipeCells &R, llvm::StringRef Name,
                          std::string Default) {
   const Value *V = R.Cells.empty() ? nullptr : get(R.Cells.front(), Name);
@@ -35,19 +30,39 @@ std::string codegen::configKey(const sema::RecipeCells &R) {
   return label(R, "labels.config_key", Key);
 }
 
-/// The CPU offload backend a cell uses: InferenceX names it after the
-/// connector, and each engine declares its tier as a different knob.
-static std::string offloadBackend(const sema::Cell &C) {
-  if (get(C, "lmcache"))
-    return "lmcache";
-  if (get(C, "cpu_offload"))
-    return "vllm-simple";
-  return "";
+/// A report value as InferenceX's YAML writes it: maps in flow style
+/// (`{name: lmcache}`), strings bare, bools `true`/`false`.
+static std::string yamlValue(const Value &V) {
+  switch (V.kind()) {
+  case ValueKind::String:
+  case ValueKind::Enum:
+    return V.getString();
+  case ValueKind::Bool:
+    return V.getBool() ? "true" : "false";
+  case ValueKind::Map:
+  case ValueKind::Record: {
+    std::string Out = "{";
+    for (const auto &[K, E] : V.getEntries())
+      Out += (Out.size() > 1 ? ", " : "") +
+             (K.kind() == ValueKind::String ? K.getString() : K.str()) + ": " +
+             yamlValue(E);
+    return Out + "}";
+  }
+  case ValueKind::List: {
+    std::string Out = "[";
+    for (Value E : V.elements())
+      Out += (Out.size() > 1 ? ", " : "") + yamlValue(E);
+    return Out + "]";
+  }
+  default:
+    return sema::renderValue(V).value_or(V.str());
+  }
 }
 
 namespace {
-/// What one search-space arm fixes; cells that agree share the arm.
-struct Arm {
+/// What one search-space item fixes; cells of one arm that agree share it.
+struct Item {
+  const sema::ArmInfo *Arm = nullptr;
   std::string Utilization; ///< The block it goes in ("" for none).
   std::vector<std::pair<std::string, std::string>> Fields;
   std::vector<int64_t> Concs;
@@ -60,38 +75,63 @@ static std::string decimal(const Rational &R) {
   return R.str();
 }
 
-static Arm armOf(const sema::Cell &C) {
-  Arm A;
-  if (C.DramUtilization && !offloadBackend(C).empty())
+/// The engine's report member for Role ("" in an aggregated cell).
+static const Value *report(const sema::Cell &C, llvm::StringRef Name,
+                           llvm::StringRef Role = "") {
+  auto It =
+      C.Report.find(Role.empty() ? Name.str() : Role.str() + "." + Name.str());
+  return It == C.Report.end() ? nullptr : &It->second;
+}
+
+static Item itemOf(const sema::Cell &C, bool Agentic) {
+  Item A;
+  A.Arm = C.Arm;
+  const Value *Backend =
+      report(C, "kv_offload_backend", C.isDisaggregated() ? "prefill" : "");
+  if (C.DramUtilization && Backend)
     A.Utilization = decimal(*C.DramUtilization);
-  int64_t TP = intOr(C, "tp", 1), PP = intOr(C, "pp", 1);
+  auto Add = [&](std::string K, const Value *V) {
+    if (V)
+      A.Fields.emplace_back(K, yamlValue(*V));
+  };
   const Value *Topo = get(C, "topology");
-  bool Disagg = Topo && Topo->getRecordName() == "disaggregated";
-  std::string Spec = intOr(C, "draft", 0) > 0 ? "mtp" : "none";
-  auto Add = [&](std::string K, std::string V) { A.Fields.emplace_back(K, V); };
-  if (C.Nodes > 1) {
-    // Multi-node: prefill and decode worker pools; an aggregated
-    // multi-node server is one prefill worker and no decode worker.
-    int64_t Prefill = Disagg ? Topo->lookup("prefill")->getInt() : 1;
-    int64_t Decode = Disagg ? Topo->lookup("decode")->getInt() : 0;
-    std::string Pool = "tp: " + std::to_string(TP) + ", pp: " +
-                       std::to_string(PP) + ", ep: 1, dp-attn: false";
-    Add("spec-decoding", Spec);
-    Add("prefill", "{num-worker: " + std::to_string(Prefill) + ", " + Pool + "}");
-    Add("decode", "{num-worker: " + std::to_string(Decode) + ", " + Pool + "}");
+  bool Disagg = C.isDisaggregated();
+  if (C.Nodes > 1 || Disagg) {
+    // Worker pools: prefill and decode; an aggregated multi-node server is
+    // one prefill pool of its replicas and an empty decode pool. A pool
+    // states its parallelism in full (InferenceX's defaults: pp 1, ep 1,
+    // no dp-attention).
+    Add("spec-decoding", report(C, "spec_decoding", Disagg ? "decode" : ""));
+    for (const char *Pool : {"prefill", "decode"}) {
+      llvm::StringRef Role = Disagg ? Pool : "";
+      int64_t Workers = 0;
+      if (Disagg)
+        Workers = Topo->lookup(Pool)->getInt();
+      else if (llvm::StringRef(Pool) == "prefill")
+        Workers = Topo->lookup("replicas")->getInt();
+      auto Field = [&](const char *Name, std::string Default) {
+        const Value *V = report(C, Name, Role);
+        return V ? yamlValue(*V) : Default;
+      };
+      A.Fields.emplace_back(
+          Pool, "{num-worker: " + std::to_string(Workers) +
+                    ", tp: " + Field("tp", "1") + ", pp: " + Field("pp", "1") +
+                    ", ep: " + Field("ep", "1") +
+                    ", dp-attn: " + Field("dp_attention", "false") + "}");
+    }
   } else {
-    Add("tp", std::to_string(TP));
-    if (PP > 1)
-      Add("pp", std::to_string(PP));
-    if (int64_t DCP = intOr(C, "dcp", 1); DCP > 1)
-      Add("dcp-size", std::to_string(DCP));
-    Add("spec-decoding", Spec);
+    Add("tp", report(C, "tp"));
+    Add("ep", report(C, "ep"));
+    Add("dp-attn", report(C, "dp_attention"));
+    Add("pp", report(C, "pp"));
+    Add("dcp-size", report(C, "dcp_size"));
+    Add("spec-decoding", report(C, "spec_decoding"));
   }
-  if (get(C, "scenario") && get(C, "scenario")->getRecordName() == "agentic") {
-    std::string Backend = offloadBackend(C);
-    Add("kv-offloading", Backend.empty() ? "none" : "dram");
-    if (!Backend.empty())
-      Add("kv-offload-backend", "{name: " + Backend + "}");
+  // Offloading is a field of agentic entries.
+  if (Agentic) {
+    llvm::StringRef Role = Disagg ? "prefill" : "";
+    Add("kv-offloading", report(C, "kv_offloading", Role));
+    Add("kv-offload-backend", report(C, "kv_offload_backend", Role));
   }
   return A;
 }
@@ -109,11 +149,12 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
     std::string Model =
         R.Model && R.Model->Fields.count("id") ? R.Model->Fields.at("id").getString() : "";
     std::string Key = configKey(R);
-    bool Multinode = false, Disagg = false;
+    bool Multinode = false;
+    const sema::Cell *Disagg = nullptr;
     for (const sema::Cell &C : R.Cells) {
       Multinode |= C.Nodes > 1;
-      if (const Value *T = get(C, "topology"))
-        Disagg |= T->getRecordName() == "disaggregated";
+      if (C.isDisaggregated() && !Disagg)
+        Disagg = &C;
     }
     OS << Key << ":\n";
     OS << "  image: " << (Image ? Image->getString() : "") << "\n";
@@ -126,26 +167,31 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
     OS << "  framework: " << (R.Engine ? R.Engine->Name : "")
        << (Disagg ? "-disagg" : "") << "\n";
     OS << "  multinode: " << (Multinode ? "true" : "false") << "\n";
-    if (Disagg)
-      OS << "  disagg: true\n  kv-p2p-transfer: mooncake\n";
+    if (Disagg) {
+      OS << "  disagg: true\n";
+      if (const Value *KV = report(*Disagg, "kv_p2p_transfer", "prefill"))
+        OS << "  kv-p2p-transfer: " << yamlValue(*KV) << "\n";
+    }
     bool Agentic = Scenario && Scenario->getRecordName() == "agentic";
     OS << "  scenarios:\n";
-    // Arms in first-cell order, grouped under their dram-utilization.
-    std::vector<Arm> Arms;
+    // Items in first-cell order: one per arm, split where the arm's cells
+    // differ, grouped under their dram-utilization.
+    std::vector<Item> Items;
     for (const sema::Cell &C : R.Cells) {
-      Arm A = armOf(C);
-      auto Same = [&](const Arm &B) {
-        return B.Utilization == A.Utilization && B.Fields == A.Fields;
+      Item A = itemOf(C, Agentic);
+      auto Same = [&](const Item &B) {
+        return B.Arm == A.Arm && B.Utilization == A.Utilization &&
+               B.Fields == A.Fields;
       };
-      auto It = std::find_if(Arms.begin(), Arms.end(), Same);
-      if (It == Arms.end()) {
+      auto It = std::find_if(Items.begin(), Items.end(), Same);
+      if (It == Items.end()) {
         A.Concs.push_back(C.Conc);
-        Arms.push_back(std::move(A));
+        Items.push_back(std::move(A));
       } else {
         It->Concs.push_back(C.Conc);
       }
     }
-    auto EmitArm = [&](const Arm &A, const char *Indent) {
+    auto EmitItem = [&](const Item &A, const char *Indent) {
       OS << Indent << "- ";
       bool FirstField = true;
       for (const auto &[K, V] : A.Fields) {
@@ -153,7 +199,15 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
            << V << "\n";
         FirstField = false;
       }
-      OS << Indent << "  conc-list: [";
+      if (!FirstField)
+        OS << Indent << "  ";
+      // The whole arm, written geometric(a, b): InferenceX's range.
+      if (A.Arm->Geometric && A.Concs == A.Arm->Concurrency) {
+        OS << "conc-start: " << A.Arm->Geometric->first << "\n"
+           << Indent << "  conc-end: " << A.Arm->Geometric->second << "\n";
+        return;
+      }
+      OS << "conc-list: [";
       for (size_t I = 0; I < A.Concs.size(); ++I)
         OS << (I ? ", " : "") << A.Concs[I];
       OS << "]\n";
@@ -161,7 +215,7 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
     if (Agentic) {
       OS << "    agentic-coding:\n";
       std::vector<std::string> Utils;
-      for (const Arm &A : Arms)
+      for (const Item &A : Items)
         if (std::find(Utils.begin(), Utils.end(), A.Utilization) == Utils.end())
           Utils.push_back(A.Utilization);
       for (const std::string &U : Utils) {
@@ -169,17 +223,17 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
         if (!U.empty())
           OS << "dram-utilization: " << U << "\n        ";
         OS << "search-space:\n";
-        for (const Arm &A : Arms)
+        for (const Item &A : Items)
           if (A.Utilization == U)
-            EmitArm(A, "          ");
+            EmitItem(A, "          ");
       }
     } else if (Scenario) {
       OS << "    fixed-seq-len:\n";
       OS << "      - isl: " << Scenario->lookup("isl")->getInt() << "\n";
       OS << "        osl: " << Scenario->lookup("osl")->getInt() << "\n";
       OS << "        search-space:\n";
-      for (const Arm &A : Arms)
-        EmitArm(A, "          ");
+      for (const Item &A : Items)
+        EmitItem(A, "          ");
     }
   }
 }

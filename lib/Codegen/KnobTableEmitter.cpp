@@ -6,6 +6,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 using namespace arecipe;
 using namespace arecipe::codegen;
 using sema::Value;
@@ -33,25 +35,36 @@ std::string codegen::displayValue(const Value &V) {
 }
 
 static void emitTable(const sema::RecipeCells &R, llvm::raw_ostream &OS) {
+  // A column per name whose value is not the same in every cell (a role's
+  // value, `prefill.tp`, exists only in the cells where the roles differ).
   std::vector<std::string> Columns;
+  std::set<std::string> Names;
+  for (const sema::Cell &C : R.Cells)
+    for (const auto &[Name, RV] : C.Values)
+      Names.insert(Name);
   const sema::Cell &First = R.Cells.front();
-  for (const auto &[Name, RV] : First.Values) {
+  for (const std::string &Name : Names) {
+    const sema::ResolvedValue *RV = First.find(Name);
     for (const sema::Cell &C : R.Cells) {
       const sema::ResolvedValue *Other = C.find(Name);
-      if (!Other || Other->V != RV.V) {
+      if (!RV || !Other || Other->V != RV->V) {
         Columns.push_back(Name);
         break;
       }
     }
   }
-  OS << "| conc | gpus |";
+  // A recipe with arms names each cell's arm in a first column.
+  bool Arms = R.hasArms();
+  OS << (Arms ? "| arm " : "") << "| conc | gpus |";
   for (const std::string &Name : Columns)
     OS << " " << Name << " |";
-  OS << "\n|---|---|";
+  OS << (Arms ? "\n|---" : "\n") << "|---|---|";
   for (size_t I = 0; I < Columns.size(); ++I)
     OS << "---|";
   OS << "\n";
   for (const sema::Cell &C : R.Cells) {
+    if (Arms)
+      OS << "| " << C.Arm->Name << " ";
     OS << "| " << C.Conc;
     if (C.ServerFrom)
       OS << " (server of " << *C.ServerFrom << ")";

@@ -67,14 +67,13 @@ private:
     return Recipe->NameRange;
   }
 
-  const Value *get(llvm::StringRef Name) const;
+  const Value *get(llvm::StringRef Name, llvm::StringRef Role = "") const;
   std::string render(const Value &V, llvm::StringRef What);
   std::vector<PlanKnob> lowerKnobs();
   std::vector<PreflightStep> lowerPreflight();
-  std::vector<std::string> argvOf(const sema::ServerProcess &P);
-  std::map<std::string, std::string> envOf(const sema::ServerProcess &P);
+  std::vector<std::string> argvOf(const sema::ProcessInfo &P);
+  std::map<std::string, std::string> envOf(const sema::ProcessInfo &P);
   std::vector<ProcessSpec> lowerProcesses();
-  std::optional<ProcessSpec> lowerRouter(const std::vector<ProcessSpec> &Servers);
   ClientSpec lowerClient(const std::vector<ProcessSpec> &Processes);
 };
 } // namespace
@@ -87,6 +86,14 @@ const char *codegen::actionName(const PreflightStep &Step) {
 bool codegen::usesV11(const PlanCell &C) {
   if (!C.Files.empty())
     return true;
+  // An arm, a server kept across an arm, a service, a TCP or alive
+  // readiness. (Roles and a router are v1's: a v1 disaggregated plan stays
+  // v1.)
+  if (C.Arm || C.ServerReuse == PlanCell::Reuse::Arm)
+    return true;
+  for (const ProcessSpec &P : C.Processes)
+    if (P.Ready != ProcessSpec::Readiness::Default || P.Role == "service")
+      return true;
   for (const PreflightStep &S : C.Preflight)
     if (std::holds_alternative<preflight::Capture>(S))
       return true;
@@ -98,9 +105,12 @@ bool codegen::usesV11(const PlanCell &C) {
 }
 
 /// "c14", or "recipe.c14" when several recipes share the plan.
-static std::string cellIdOf(const sema::RecipeCells &R, int64_t Conc,
-                            bool Qualify) {
+/// `c14`, `tp4.c14` in an arm; `<recipe>.` before it in a merged plan.
+static std::string cellIdOf(const sema::RecipeCells &R, const sema::Cell &C,
+                            int64_t Conc, bool Qualify) {
   std::string Id = "c" + std::to_string(Conc);
+  if (R.hasArms())
+    Id = C.Arm->Name + "." + Id;
   return Qualify ? R.Name + "." + Id : Id;
 }
 
@@ -121,8 +131,9 @@ static std::string fieldString(const sema::EntityInfo *E, llvm::StringRef Name,
   return V && V->kind() == ValueKind::String ? V->getString() : Default.str();
 }
 
-const Value *PlanBuilder::get(llvm::StringRef Name) const {
-  const sema::ResolvedValue *RV = Cell->find(Name);
+const Value *PlanBuilder::get(llvm::StringRef Name,
+                              llvm::StringRef Role) const {
+  const sema::ResolvedValue *RV = Cell->find(Name, Role);
   return RV && !RV->V.isNone() ? &RV->V : nullptr;
 }
 
@@ -136,7 +147,7 @@ std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
   llvm::SMRange Where = whereSet(What);
   if (firstAt(Where, DiagID::err_plan_cannot_render))
     Diags.report(Where, DiagID::err_plan_cannot_render)
-        << What << Cell->Conc << Why;
+        << What << Cell->label() << Why;
   Failed = true;
   return "";
 }
@@ -247,17 +258,17 @@ static void setMember(nlohmann::ordered_json &Object, llvm::StringRef Key,
   setMember(Inner, Rest, std::move(Value));
 }
 
-/// The engine's command, then each rendering in engine declaration order;
+/// The template's command, then each rendering in its declaration order;
 /// the members of one JSON flag form one object at the place of the first,
 /// in the order they are rendered.
-std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
+std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
   std::vector<std::string> Argv;
-  if (const Value *Cmd = field(Recipe->Engine, "command"))
+  if (const Value *Cmd = field(P.Template, "command"))
     Argv = strings(*Cmd);
   std::map<std::string, std::pair<size_t, nlohmann::ordered_json>> JsonFlags;
   for (const sema::Rendering &R : P.Renderings) {
-    llvm::StringRef What = R.Knob.empty() ? llvm::StringRef(R.Target)
-                                          : llvm::StringRef(R.Knob);
+    llvm::StringRef What =
+        R.Knob.empty() ? llvm::StringRef(R.Target) : llvm::StringRef(R.Knob);
     switch (R.K) {
     case sema::Rendering::Flag: {
       if (!R.V) {
@@ -324,21 +335,31 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ServerProcess &P) {
   return Argv;
 }
 
-/// The recipe's `env.*`, then the engine's environment renderings (which
-/// win: they are what the engine needs for the knobs it was given).
+/// The recipe's `env.*` (an engine process's role's; a router or service
+/// only with `inherits_env`), then the template's environment renderings
+/// (which win: they are what the process needs for the knobs it was given).
 std::map<std::string, std::string>
-PlanBuilder::envOf(const sema::ServerProcess &P) {
+PlanBuilder::envOf(const sema::ProcessInfo &P) {
   std::map<std::string, std::string> Env;
   std::set<std::string> Removed; // `env.X = none` in this cell.
+  std::string RolePrefix = P.ValueRole.empty() ? "" : P.ValueRole + ".env.";
   for (const auto &[Name, RV] : Cell->Values) {
-    if (!llvm::StringRef(Name).startswith("env."))
+    if (!P.InheritsEnv)
+      continue;
+    llvm::StringRef N = Name;
+    llvm::StringRef Var;
+    if (N.startswith("env."))
+      Var = N.substr(4);
+    else if (!RolePrefix.empty() && N.startswith(RolePrefix))
+      Var = N.substr(RolePrefix.size());
+    else
       continue;
     if (RV.V.isNone()) {
       if (RV.From)
-        Removed.insert(Name.substr(4));
+        Removed.insert(Var.str());
       continue;
     }
-    Env[Name.substr(4)] = render(RV.V, Name);
+    Env[Var.str()] = render(RV.V, Name);
   }
   for (const sema::Rendering &R : P.Renderings) {
     if (R.K != sema::Rendering::Env || !R.V || Removed.count(R.Target))
@@ -352,96 +373,88 @@ PlanBuilder::envOf(const sema::ServerProcess &P) {
   return Env;
 }
 
-static std::string processName(const sema::ServerProcess &P) {
-  if (P.Role == "server")
-    return "server";
-  if (P.Role == "worker")
-    return "rank" + std::to_string(P.NodeRank);
-  return P.Role + std::to_string(P.Rank);
+/// The endpoint paths a template declares, in schema order; an engine's
+/// missing ones take the plan's defaults (`/health`, ...).
+static std::vector<std::pair<std::string, std::string>>
+endpointsOf(const sema::EntityInfo *T, bool Defaults) {
+  std::vector<std::pair<std::string, std::string>> Out;
+  for (const char *E :
+       {"health", "models", "metrics", "start_profile", "stop_profile"}) {
+    const Value *V = field(T, std::string("endpoints.") + E);
+    if (V && V->kind() == ValueKind::String)
+      Out.emplace_back(E, V->getString());
+    else if (Defaults)
+      Out.emplace_back(E, std::string("/") + E);
+  }
+  return Out;
 }
 
 std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
   std::vector<ProcessSpec> Out;
-  const Value *Port = get("port");
-  const Value *Served = get("served_model_name");
   const Value *Startup = get("ready.startup_timeout");
   const Value *Stall = get("ready.stall_timeout");
-  for (const sema::ServerProcess &P : Cell->Servers) {
+  bool HasRouter = false;
+  for (const sema::ProcessInfo &P : Cell->Processes)
+    HasRouter |= P.K == sema::ProcessInfo::Router;
+  for (const sema::ProcessInfo &P : Cell->Processes) {
     ProcessSpec S;
-    S.Name = processName(P);
+    S.Name = P.Name;
     S.Role = P.Role;
     S.NodeRank = P.NodeRank;
+    S.Template = P.Template ? P.Template->Name : "";
+    S.Replica = P.Replica;
     S.Argv = argvOf(P);
     S.Env = envOf(P);
-    S.Gpus.emplace();
-    for (int64_t G = 0; G < P.Gpus; ++G)
-      S.Gpus->push_back(G);
-    // A headless worker has no HTTP server: it is ready once running.
-    if (P.Role != "worker") {
-      S.Port = Port && Port->kind() == ValueKind::Int ? Port->getInt() : 0;
-      S.Endpoints.emplace();
-      for (const char *E : {"health", "models", "metrics", "start_profile",
-                            "stop_profile"})
-        S.Endpoints->emplace_back(
-            E, fieldString(Recipe->Engine, std::string("endpoints.") + E,
-                           std::string("/") + E));
-      if (Served && Served->kind() == ValueKind::String)
+    const Value *Served = get("served_model_name", P.ValueRole);
+    if (P.K == sema::ProcessInfo::Engine) {
+      S.Node = P.Node;
+      S.Gpus.emplace();
+      for (int64_t G = 0; G < P.Gpus; ++G)
+        S.Gpus->push_back(P.FirstGpu + G);
+      // A headless process has no HTTP server: it is ready once running.
+      if (!P.Headless) {
+        S.Port = P.Port.value_or(0);
+        S.Endpoints = endpointsOf(P.Template, /*Defaults=*/true);
+        if (Served && Served->kind() == ValueKind::String)
+          S.RequiresModel = Served->getString();
+      }
+      // The client's target: the router, else the (only) server.
+      S.ServesApi = !HasRouter && P.Role == "server" && P.Replica == 0;
+    } else {
+      S.Port = P.Port;
+      std::vector<std::pair<std::string, std::string>> E =
+          endpointsOf(P.Template, /*Defaults=*/false);
+      if (!E.empty())
+        S.Endpoints = std::move(E);
+      // A router lists the served model like the engines behind it.
+      bool Models = false;
+      for (const auto &[Name, Path] : S.Endpoints.value_or(
+               std::vector<std::pair<std::string, std::string>>()))
+        Models |= Name == "models";
+      if (Models && Served && Served->kind() == ValueKind::String)
         S.RequiresModel = Served->getString();
+      S.ServesApi = P.K == sema::ProcessInfo::Router;
     }
+    switch (P.Ready) {
+    case sema::Readiness::Tcp:
+      S.Ready = ProcessSpec::Readiness::Tcp;
+      break;
+    case sema::Readiness::Alive:
+      S.Ready = ProcessSpec::Readiness::Alive;
+      S.AliveS = P.AliveFor;
+      break;
+    case sema::Readiness::Http:
+    case sema::Readiness::Running:
+      break;
+    }
+    S.After = P.After;
     S.StartupTimeoutS =
         Startup ? seconds(*Startup) : PlanNumber(DefaultStartupTimeoutS);
     S.StallTimeoutS =
         Stall ? seconds(*Stall) : PlanNumber(DefaultStallTimeoutS);
-    S.ServesApi = P.Role == "server";
     Out.push_back(std::move(S));
   }
-  if (std::optional<ProcessSpec> Router = lowerRouter(Out))
-    Out.push_back(std::move(*Router));
   return Out;
-}
-
-/// The address of a cell's node is known only once it is allocated; argv
-/// names it `{node_addr:K}` for the runtime to substitute.
-static std::string url(const ProcessSpec &P) {
-  return "http://{node_addr:" + std::to_string(P.NodeRank) +
-         "}:" + std::to_string(P.Port.value_or(0));
-}
-
-std::optional<ProcessSpec>
-PlanBuilder::lowerRouter(const std::vector<ProcessSpec> &Servers) {
-  const Value *Topo = get("topology");
-  const Value *Router = Topo ? Topo->lookup("router") : nullptr;
-  if (!Router || Router->isNone())
-    return std::nullopt;
-  ProcessSpec R;
-  R.Name = "router";
-  R.Role = "router";
-  R.Port = Router->lookup("port")->getInt();
-  R.Argv = {"atomesh", "launch", "--pd-disaggregation", "--port",
-            std::to_string(*R.Port)};
-  for (const char *Role : {"prefill", "decode"})
-    for (const ProcessSpec &S : Servers)
-      if (S.Role == Role) {
-        R.Argv.push_back(std::string("--") + Role);
-        R.Argv.push_back(url(S));
-        R.After.push_back(S.Name);
-      }
-  R.Argv.push_back("--prefill-policy");
-  R.Argv.push_back(Router->lookup("policy")->getString());
-  if (const Value *Header = Router->lookup("session_header");
-      Header && !Header->isNone()) {
-    R.Argv.push_back("--session-header");
-    R.Argv.push_back(Header->getString());
-  }
-  R.Endpoints.emplace();
-  R.Endpoints->emplace_back("health", "/health");
-  R.Endpoints->emplace_back("models", "/v1/models");
-  if (const Value *Served = get("served_model_name"))
-    R.RequiresModel = Served->getString();
-  R.StartupTimeoutS = Servers.front().StartupTimeoutS;
-  R.StallTimeoutS = Servers.front().StallTimeoutS;
-  R.ServesApi = true;
-  return R;
 }
 
 ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
@@ -543,15 +556,21 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   Recipe = &R;
   Cell = &C;
   Failed = false;
-  Out.Id = cellIdOf(R, C.Conc, QualifyIds);
+  Out.Id = cellIdOf(R, C, C.Conc, QualifyIds);
   Out.Recipe = R.Name;
+  if (R.hasArms())
+    Out.Arm = C.Arm->Name;
   Out.Conc = C.Conc;
   if (C.Band)
     Out.Band = C.Band->Name;
   if (C.ServerFrom)
-    Out.ServerFrom = cellIdOf(R, *C.ServerFrom, QualifyIds);
+    Out.ServerFrom = cellIdOf(R, C, *C.ServerFrom, QualifyIds);
   Out.Gpus = C.Gpus;
   Out.Nodes = C.Nodes;
+  Out.GpusByRole = C.GpusByRole;
+  if (const Value *Reuse = get("server_reuse"))
+    Out.ServerReuse = Reuse->getString() == "arm" ? PlanCell::Reuse::Arm
+                                                  : PlanCell::Reuse::Cell;
   Out.Knobs = lowerKnobs();
   Out.Preflight = lowerPreflight();
   for (const sema::GeneratedFile &F : C.Files)
@@ -617,6 +636,40 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
   return true;
 }
 
+/// `server_reuse = arm`: one server runs every cell of the arm, so their
+/// processes must be the same (argv and environment). FirstOfArm holds the
+/// first such cell of each arm seen so far (only those are kept, so the
+/// check does not hold the plan); C is compared with its arm's.
+static bool checkServerReuse(const sema::RecipeCells &R, PlanCell &&C,
+                             std::map<std::string, PlanCell> &FirstOfArm,
+                             DiagnosticEngine &Diags) {
+  if (C.ServerReuse != PlanCell::Reuse::Arm)
+    return true;
+  std::string Arm = C.Arm.value_or("");
+  auto It = FirstOfArm.find(Arm);
+  if (It == FirstOfArm.end()) {
+    FirstOfArm.emplace(Arm, std::move(C));
+    return true;
+  }
+  const PlanCell &Ref = It->second;
+  std::string Why;
+  if (Ref.Processes.size() != C.Processes.size())
+    Why = "a different number of processes";
+  for (size_t P = 0; Why.empty() && P < C.Processes.size(); ++P) {
+    const ProcessSpec &A = Ref.Processes[P], &B = C.Processes[P];
+    if (A.Argv != B.Argv)
+      Why = "the argv of '" + B.Name + "'";
+    else if (A.Env != B.Env)
+      Why = "the environment of '" + B.Name + "'";
+  }
+  if (Why.empty())
+    return true;
+  Diags.report(R.NameRange, DiagID::err_plan_server_reuse_differs)
+      << (C.Arm ? "arm '" + Arm + "'" : "recipe '" + R.Name + "'") << C.Id
+      << Ref.Id << Why;
+  return false;
+}
+
 /// What a merged plan holds once: the values two recipes must agree on.
 static std::vector<std::pair<const char *, std::string>>
 sharedHeader(const PlanHeader &P) {
@@ -640,7 +693,8 @@ struct PlanLowering::Impl {
   /// Several recipes share the plan: cell ids name their recipe.
   bool Merged = false;
   /// The plan's cells in output order: ascending concurrency, then recipe
-  /// order.
+  /// order; a recipe with arms keeps its arms' cells together, arm by arm.
+
   std::vector<std::pair<const sema::RecipeCells *, const sema::Cell *>> Cells;
   bool Checked = false;
 };
@@ -673,7 +727,9 @@ bool PlanLowering::check() {
   // A plan of several recipes is named after their file.
   if (I.Merged)
     I.Header.RecipeName = llvm::sys::path::stem(I.Header.RecipeFile).str();
+  bool Arms = false;
   for (const sema::RecipeCells *R : Recipes) {
+    Arms |= R->hasArms();
     if (R != Recipes.front()) {
       PlanHeader Other;
       I.Builder.lowerHeader(*R, Other);
@@ -688,17 +744,24 @@ bool PlanLowering::check() {
     }
     // Each cell is lowered once here for its diagnostics, and again when
     // it is written.
+    std::map<std::string, PlanCell> FirstOfArm;
     for (const sema::Cell &Cell : R->Cells) {
-      PlanCell Discarded;
-      Ok &= I.Builder.lowerCell(*R, Cell, I.Merged, Discarded);
-      I.Header.UsesV11 |= usesV11(Discarded);
+      PlanCell Lowered;
+      bool CellOk = I.Builder.lowerCell(*R, Cell, I.Merged, Lowered);
+      Ok &= CellOk;
+      I.Header.UsesV11 |= usesV11(Lowered);
+      if (CellOk)
+        Ok &= checkServerReuse(*R, std::move(Lowered), FirstOfArm, I.Diags);
       I.Cells.emplace_back(R, &Cell);
     }
   }
-  std::stable_sort(I.Cells.begin(), I.Cells.end(),
-                   [](const auto &A, const auto &B) {
-                     return A.second->Conc < B.second->Conc;
-                   });
+  // Arms keep their cells together (`server_reuse = arm` runs them on one
+  // server, in order); otherwise cells are in ascending concurrency.
+  if (!Arms)
+    std::stable_sort(I.Cells.begin(), I.Cells.end(),
+                     [](const auto &A, const auto &B) {
+                       return A.second->Conc < B.second->Conc;
+                     });
   I.Checked = Ok;
   return Ok;
 }
@@ -718,7 +781,9 @@ PlanCell PlanLowering::cell(size_t N) {
 }
 
 std::string PlanLowering::cellId(size_t N) const {
-  return cellIdOf(*P->Cells[N].first, P->Cells[N].second->Conc, P->Merged);
+  return cellIdOf(*P->Cells[N].first, *P->Cells[N].second,
+                  P->Cells[N].second->Conc,
+                  P->Merged);
 }
 
 int64_t PlanLowering::cellConc(size_t N) const {

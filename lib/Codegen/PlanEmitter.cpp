@@ -122,7 +122,7 @@ struct WorkloadFields {
 };
 } // namespace
 
-static OrderedJSON processJSON(const ProcessSpec &P) {
+static OrderedJSON processJSON(const ProcessSpec &P, bool V11) {
   OrderedJSON J;
   J["name"] = P.Name;
   J["role"] = P.Role;
@@ -144,7 +144,23 @@ static OrderedJSON processJSON(const ProcessSpec &P) {
   J["ready"]["startup_timeout_s"] = toJSON(P.StartupTimeoutS);
   J["ready"]["stall_timeout_s"] = toJSON(P.StallTimeoutS);
   J["ready"]["requires_model"] = orNull(P.RequiresModel);
+  switch (P.Ready) {
+  case ProcessSpec::Readiness::Default:
+    break;
+  case ProcessSpec::Readiness::Tcp:
+    J["ready"]["kind"] = "tcp";
+    break;
+  case ProcessSpec::Readiness::Alive:
+    J["ready"]["kind"] = "alive";
+    J["ready"]["alive_s"] = toJSON(P.AliveS);
+    break;
+  }
   J["serves_api"] = P.ServesApi;
+  if (V11) {
+    J["template"] = P.Template;
+    J["replica"] = P.Replica;
+    J["node"] = orNull(P.Node);
+  }
   return J;
 }
 
@@ -152,11 +168,21 @@ OrderedJSON codegen::toJSON(const PlanCell &C) {
   OrderedJSON J;
   J["id"] = C.Id;
   J["recipe"] = C.Recipe;
+  // v1.1's fields only in a cell that uses v1.1, so a v1 plan stays v1.
+  bool V11 = usesV11(C);
+  if (V11)
+    J["arm"] = orNull(C.Arm);
   J["conc"] = C.Conc;
   J["band"] = orNull(C.Band);
   J["server_from"] = orNull(C.ServerFrom);
   J["gpus"] = C.Gpus;
   J["nodes"] = C.Nodes;
+  if (V11) {
+    J["gpus_by_role"] = OrderedJSON::object();
+    for (const auto &[Role, Gpus] : C.GpusByRole)
+      J["gpus_by_role"][Role] = Gpus;
+    J["server_reuse"] = C.ServerReuse == PlanCell::Reuse::Arm ? "arm" : "cell";
+  }
   J["knobs"] = OrderedJSON::array();
   for (const PlanKnob &K : C.Knobs)
     J["knobs"].push_back({{"name", K.Name},
@@ -170,7 +196,7 @@ OrderedJSON codegen::toJSON(const PlanCell &C) {
   }
   J["processes"] = OrderedJSON::array();
   for (const ProcessSpec &P : C.Processes)
-    J["processes"].push_back(processJSON(P));
+    J["processes"].push_back(processJSON(P, V11));
   // v1.1: only a cell with files has the field, so a v1 plan stays v1.
   if (!C.Files.empty()) {
     J["files"] = OrderedJSON::array();

@@ -31,7 +31,7 @@ cell=${1:-}
 node_rank=${NODE_RANK:-0}
 log_dir=${ARECIPE_LOG_DIR:-.}
 pids=()
-declare -A health_url=()
+declare -A health_url=() tcp_addr=()
 proc_argv=()
 proc_env=()
 
@@ -167,14 +167,29 @@ wait_ready() {
   done
 }
 
-# process NAME NODE GPUS PORT HEALTH TIMEOUT [AFTER...], with proc_argv and
-# proc_env set by the caller.
+wait_tcp() {
+  local name=$1 addr=$2 timeout=$3 pid=${4:-} waited=0
+  until (exec 3<>"/dev/tcp/${addr%:*}/${addr##*:}") 2>/dev/null; do
+    [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null && fail "$name exited before it was ready"
+    ((waited >= timeout)) && fail "$name not ready after ${timeout}s"
+    sleep 1
+    waited=$((waited + 1))
+  done
+}
+
+# process NAME NODE GPUS PORT READY TIMEOUT [AFTER...], with proc_argv and
+# proc_env set by the caller. READY is how the process is known to be ready:
+# `http:PATH` (its health endpoint), `tcp` (a connection to PORT), `alive:S`
+# (still running after S seconds) or `running`. A process waits for each
+# AFTER it can check from here: HTTP and TCP ones on any node, the others
+# only when they run on this node (they were waited for when started).
 process() {
-  local name=$1 node=$2 gpus=$3 port=$4 health=$5 timeout=$6 dep word
+  local name=$1 node=$2 gpus=$3 port=$4 ready=$5 timeout=$6 dep word
   shift 6
-  if [[ -n $health ]]; then
-    health_url[$name]="http://$(node_addr "$node"):$port$health"
-  fi
+  case $ready in
+  http:*) health_url[$name]="http://$(node_addr "$node"):$port${ready#http:}" ;;
+  tcp) tcp_addr[$name]="$(node_addr "$node"):$port" ;;
+  esac
   if [[ $print_mode == 1 ]]; then
     printf 'process %s\n' "$name"
     printf 'argv %s\n' "${proc_argv[@]}"
@@ -186,7 +201,11 @@ process() {
   fi
   [[ $node == "$node_rank" ]] || return 0
   for dep in "$@"; do
-    wait_ready "$dep" "${health_url[$dep]}" "$timeout"
+    if [[ -n ${health_url[$dep]:-} ]]; then
+      wait_ready "$dep" "${health_url[$dep]}" "$timeout"
+    elif [[ -n ${tcp_addr[$dep]:-} ]]; then
+      wait_tcp "$dep" "${tcp_addr[$dep]}" "$timeout"
+    fi
   done
   local -a argv=()
   for word in "${proc_argv[@]}"; do
@@ -196,9 +215,14 @@ process() {
   env "${proc_env[@]}" "$visible_devices_env=$gpus" "${argv[@]}" \
     >"$log_dir/$name.log" 2>&1 &
   pids+=("$!")
-  if [[ -n $health ]]; then
-    wait_ready "$name" "${health_url[$name]}" "$timeout" "$!"
-  fi
+  case $ready in
+  http:*) wait_ready "$name" "${health_url[$name]}" "$timeout" "$!" ;;
+  tcp) wait_tcp "$name" "${tcp_addr[$name]}" "$timeout" "$!" ;;
+  alive:*)
+    sleep "${ready#alive:}"
+    kill -0 "$!" 2>/dev/null || fail "$name exited within ${ready#alive:}s"
+    ;;
+  esac
 }
 
 # client TARGET MODEL CONC KIND ARGS... (agentic: TRACE DURATION HEADER;
@@ -334,14 +358,20 @@ static void emitProcess(const ProcessSpec &P, llvm::raw_ostream &OS) {
   std::string Gpus;
   for (int64_t G : P.Gpus.value_or(std::vector<int64_t>()))
     Gpus += (Gpus.empty() ? "" : ",") + std::to_string(G);
-  std::string Health;
-  if (P.Endpoints)
+  // Readiness as the plan states it: a kind, else the health endpoint,
+  // else running.
+  std::string Ready = "running";
+  if (P.Ready == ProcessSpec::Readiness::Tcp)
+    Ready = "tcp";
+  else if (P.Ready == ProcessSpec::Readiness::Alive)
+    Ready = "alive:" + word(P.AliveS);
+  else if (P.Endpoints)
     for (const auto &[Name, Path] : *P.Endpoints)
       if (Name == "health")
-        Health = Path;
+        Ready = "http:" + Path;
   OS << "  process " << shellQuote(P.Name) << " " << P.NodeRank << " "
      << shellQuote(Gpus) << " " << P.Port.value_or(0) << " "
-     << shellQuote(Health) << " " << word(P.StartupTimeoutS);
+     << shellQuote(Ready) << " " << word(P.StartupTimeoutS);
   for (const std::string &A : P.After)
     OS << " " << shellQuote(A);
   OS << "\n";
@@ -405,7 +435,8 @@ void codegen::emitShell(PlanLowering &Lowering, llvm::raw_ostream &OS) {
      << "    ;;\n"
      << "  esac\n}\n\n"
      << "if [[ -z $cell && $print_mode == 1 ]]; then\n"
-     << "  for each in " << Cells << "; do\n"
+     << "  cells=(" << Cells << ")\n"
+     << "  for each in \"${cells[@]}\"; do\n"
      << "    run_cell \"$each\"\n"
      << "  done\n"
      << "else\n"

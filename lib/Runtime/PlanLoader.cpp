@@ -263,8 +263,13 @@ ProcessSpec readProcess(const JsonObject &F) {
   ProcessSpec P;
   P.Name = F.nonEmptyStr("name");
   checkFileComponent(F, "name", P.Name, "it names the log file");
-  P.Role = F.oneOf("role", true, {"server", "prefill", "decode", "router", "worker"});
+  P.Role = F.oneOf("role", true,
+                   {"server", "prefill", "decode", "router", "worker", "service"});
   P.NodeRank = int(F.integer("node_rank", false, 0, 0, 4096));
+  P.Template = F.optStr("template");
+  P.Replica = int(F.integer("replica", false, 0, 0, 1 << 16));
+  if (F.has("node"))
+    P.Node = int(F.integer("node", false, 0, 0, 4096));
   P.Command = readArgv(F, "argv");
   P.Env = readEnv(F, "env");
   P.EnvUnset = readEnvNames(F, "env_unset", false);
@@ -292,9 +297,17 @@ ProcessSpec readProcess(const JsonObject &F) {
   P.Ready.StartupTimeoutS = duration(R, "startup_timeout_s", false, P.Ready.StartupTimeoutS);
   P.Ready.StallTimeoutS = duration(R, "stall_timeout_s", false, P.Ready.StallTimeoutS);
   P.Ready.RequiresModel = R.optStr("requires_model");
+  P.Ready.Kind = R.oneOf("kind", false, {"http", "tcp", "alive", "running"},
+                         P.HttpEndpoints ? "http" : "running");
+  if (P.Ready.Kind == "alive")
+    P.Ready.AliveS = R.number("alive_s", true, 0, 0);
   P.ServesApi = F.boolean("serves_api", false, false);
   if (P.HttpEndpoints && !P.Port)
     F.error("port", "a process with endpoints needs a port");
+  if (P.Ready.Kind == "http" && !P.HttpEndpoints)
+    R.error("kind", "'http' readiness needs the process's endpoints");
+  if (P.Ready.Kind == "tcp" && !P.Port)
+    R.error("kind", "'tcp' readiness needs the process's port");
   return P;
 }
 
@@ -395,10 +408,31 @@ Cell readCell(const JsonObject &F) {
   C.Id = F.nonEmptyStr("id");
   checkFileComponent(F, "id", C.Id, "it names the cell's result directory");
   C.Conc = int(F.integer("conc", true, 0, 1, 1 << 20));
+  C.Arm = F.optStr("arm");
+  checkFileComponent(F, "arm", C.Arm, "it is part of the cell's id");
   C.Band = F.optStr("band");
   C.ServerFrom = F.optStr("server_from");
   C.Gpus = int(F.integer("gpus", true, 1, 0, 1 << 16));
   C.Nodes = int(F.integer("nodes", false, 1, 1, 4096));
+  if (JsonObject G = F.object("gpus_by_role", false); G.present()) {
+    const json *Roles = G.value();
+    int Sum = 0;
+    for (auto It = Roles->begin(); It != Roles->end(); ++It) {
+      if (It.key() != "server" && It.key() != "prefill" &&
+          It.key() != "decode") {
+        G.error(It.key(), "expected a role: 'server', 'prefill' or 'decode'");
+        continue;
+      }
+      int N = int(G.integer(It.key(), true, 0, 0, 1 << 16));
+      C.GpusByRole.emplace_back(It.key(), N);
+      Sum += N;
+    }
+    if (!C.GpusByRole.empty() && Sum != C.Gpus)
+      F.error("gpus_by_role",
+              fmt::format("the roles' GPUs add up to {}, but the cell has {}",
+                          Sum, C.Gpus));
+  }
+  C.ServerReuse = F.oneOf("server_reuse", false, {"cell", "arm"}, "cell");
   for (auto &E : F.list("knobs", false)) {
     JsonObject K = F.element(E);
     Knob Kn;

@@ -1,7 +1,8 @@
 //===- CellsJSON.cpp - `arecipec --emit cells` ----------------------------===//
 //
 // Resolved cells as deterministic JSON: recipes in source order with their
-// `concurrency` list once, cells in ascending concurrency, knobs sorted by
+// `concurrency` list once, cells by arm and ascending concurrency, each
+// with its processes (one per line) and the engine's report, knobs sorted by
 // name with one knob per line (so a test can check one knob of one cell
 // with a single FileCheck line), each with its value, level and origin
 // (file:line:col as the SourceMgr names the file).
@@ -67,6 +68,8 @@ static void emitValue(const llvm::SourceMgr &SM, const ResolvedValue &RV,
 static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
                      llvm::raw_ostream &OS) {
   OS << "        {\n";
+  OS << "          \"arm\": "
+     << (C.Arm && !C.Arm->Name.empty() ? quote(C.Arm->Name) : "null") << ",\n";
   OS << "          \"conc\": " << C.Conc << ",\n";
   OS << "          \"band\": " << (C.Band ? quote(C.Band->Name) : "null")
      << ",\n";
@@ -74,6 +77,37 @@ static void emitCell(const llvm::SourceMgr &SM, const Cell &C,
      << (C.ServerFrom ? std::to_string(*C.ServerFrom) : "null") << ",\n";
   OS << "          \"gpus\": " << C.Gpus << ",\n";
   OS << "          \"nodes\": " << C.Nodes << ",\n";
+  OS << "          \"gpus_by_role\": {";
+  for (size_t I = 0; I < C.GpusByRole.size(); ++I)
+    OS << (I ? ", " : "") << quote(C.GpusByRole[I].first) << ": "
+       << C.GpusByRole[I].second;
+  OS << "},\n";
+  // One process per line: where it runs, its GPUs and port.
+  OS << "          \"processes\": [\n";
+  for (size_t I = 0; I < C.Processes.size(); ++I) {
+    const ProcessInfo &P = C.Processes[I];
+    OS << "            {\"name\": " << quote(P.Name)
+       << ", \"role\": " << quote(P.Role)
+       << ", \"template\": " << quote(P.Template ? P.Template->Name : "")
+       << ", \"node_rank\": " << P.NodeRank << ", \"gpus\": [";
+    for (int64_t G = 0; P.K == ProcessInfo::Engine && G < P.Gpus; ++G)
+      OS << (G ? ", " : "") << P.FirstGpu + G;
+    OS << "], \"port\": " << (P.Port ? std::to_string(*P.Port) : "null")
+       << ", \"headless\": " << (P.Headless ? "true" : "false");
+    if (!P.After.empty()) {
+      OS << ", \"after\": [";
+      for (size_t J = 0; J < P.After.size(); ++J)
+        OS << (J ? ", " : "") << quote(P.After[J]);
+      OS << "]";
+    }
+    OS << "}" << (I + 1 < C.Processes.size() ? "," : "") << "\n";
+  }
+  OS << "          ],\n";
+  OS << "          \"report\": {";
+  size_t R = 0;
+  for (const auto &[Name, V] : C.Report)
+    OS << (R++ ? ", " : "") << quote(Name) << ": " << toJSON(V);
+  OS << "},\n";
   OS << "          \"knobs\": {\n";
   size_t N = 0;
   for (const auto &[Name, RV] : C.Values) {

@@ -53,7 +53,7 @@ public:
   void operands(const Cell &C, const ResolvedValue &RV, unsigned Depth) {
     const Cell *Source = &C;
     if (RV.ServerFrom)
-      Source = R.findCell(*RV.ServerFrom);
+      Source = R.findCell(C.Arm ? C.Arm->Name : "", *RV.ServerFrom);
     for (const std::string &Dep : RV.Deps) {
       std::string Pad(2 * Depth, ' ');
       if (Dep == "conc") {
@@ -81,14 +81,33 @@ public:
 } // namespace
 
 bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
-                                int64_t Conc, llvm::raw_ostream &OS,
+                                int64_t Conc, llvm::StringRef Arm,
+                                llvm::raw_ostream &OS,
                                 DiagnosticEngine &Diags) {
   bool Any = false;
   for (const auto &RP : Comp.recipes()) {
     const RecipeCells &R = *RP;
-    const Cell *C = R.findCell(Conc);
+    const Cell *C = nullptr;
+    if (!Arm.empty() || !R.hasArms()) {
+      C = R.findCell(Arm, Conc);
+    } else {
+      // Without --arm the concurrency must name one cell.
+      std::string Arms;
+      for (const Cell &Each : R.Cells)
+        if (Each.Conc == Conc) {
+          Arms += (Arms.empty() ? "'" : ", '") + Each.Arm->Name + "'";
+          C = C ? C : &Each;
+        }
+      if (C && Arms.find(',') != std::string::npos) {
+        Diags.report(R.NameRange, DiagID::err_explain_ambiguous_cell)
+            << Conc << R.Name << Arms;
+        continue;
+      }
+    }
     if (!C) {
-      Diags.report(R.NameRange, DiagID::err_explain_no_cell) << Conc << R.Name;
+      std::string Label = Arm.empty() ? "conc=" + std::to_string(Conc)
+                                      : Arm.str() + ".c" + std::to_string(Conc);
+      Diags.report(R.NameRange, DiagID::err_explain_no_cell) << Label << R.Name;
       continue;
     }
     const ResolvedValue *RV = R.find(*C, Knob);
@@ -106,12 +125,12 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
     Any = true;
     Explainer E(Comp.getSourceMgr(), R, OS);
     E.Seen.insert(Knob.str());
-    OS << Knob << " = " << RV->V.str() << " in cell conc=" << Conc
+    OS << Knob << " = " << RV->V.str() << " in cell " << C->label()
        << " of recipe '" << R.Name << "'\n";
     if (C->ServerFrom)
-      OS << "  the server of cell conc=" << Conc << " is cell conc="
-         << *C->ServerRoot << "'s verbatim; the client keeps conc=" << Conc
-         << "\n";
+      OS << "  the server of cell " << C->label()
+         << " is cell conc=" << *C->ServerRoot
+         << "'s verbatim; the client keeps conc=" << Conc << "\n";
     OS << "  from " << E.origin(*RV) << "\n";
     if (RV->From && RV->From->FormulaRange.isValid())
       OS << "  formula: " << Explainer::text(RV->From->FormulaRange) << "\n";
@@ -122,8 +141,13 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
     OS << "  shadowed in this cell:\n";
     unsigned Shadowed = 0;
     int64_t Source = RV->ServerFrom ? *RV->ServerFrom : Conc;
-    for (const Assignment *A : R.assignmentsTo(Knob)) {
-      if (A == RV->From)
+    // `prefill.tp`: the assignments to `tp` that may define it for prefill.
+    llvm::StringRef Name = Knob, Role;
+    if (Name.startswith("prefill.") || Name.startswith("decode."))
+      std::tie(Role, Name) = Name.split('.');
+    for (const Assignment *A : R.assignmentsTo(Name)) {
+      if (A == RV->From || (!A->Role.empty() && A->Role != Role) ||
+          (A->Arm && A->Arm != C->Arm))
         continue;
       bool Applies = true;
       if (A->L == Level::Band)

@@ -437,10 +437,10 @@ BuiltinTables::BuiltinTables() {
   Enums = {
       {"precision", {"fp4", "fp8", "bf16"}, {}},
       {"mode", {"bench", "eval"}, {}},
-      {"router_policy",
-       {"random", "round_robin", "dp_sticky", "cache_aware", "power_of_two",
-        "prefix_hash"},
-       {}},
+      {"placement", {"first_node"}, {}},
+      {"readiness", {"http", "tcp"}, {}},
+      {"start_order", {"before_engines", "after_engines"}, {}},
+      {"server_reuse", {"cell", "arm"}, {}},
       {"on_mismatch", {"warn", "fail"}, {}},
       {"node_scope", {"all_nodes", "rank0"}, {}},
       {"cache_scope", {"node_user_image"}, {}},
@@ -540,22 +540,39 @@ BuiltinTables::BuiltinTables() {
        "scenario",
        "a replay of an agentic trace for `duration`"},
       {"aggregated",
-       {{"nodes", Type::of(Type::Int), false, Value::integer(1)}},
+       {{"nodes", Type::of(Type::Int, true), false, Value::none()},
+        {"replicas", Type::of(Type::Int), false, Value::integer(1)},
+        {"router", Type::of(Type::Router, true), false, Value::none()}},
        "topology",
-       "one server over `nodes` nodes (§4.1)"},
+       "`replicas` servers of the engine, each on the nodes its GPUs need "
+       "(`nodes`, when given, must agree), behind `router` (§4.1)"},
       {"disaggregated",
        {{"prefill", Type::of(Type::Int), true},
         {"decode", Type::of(Type::Int), true},
         {"router", Type::of(Type::Router, true), false, Value::none()}},
        "topology",
-       "`prefill` prefill servers and `decode` decode servers (§4.1)"},
-      {"atomesh",
-       {{"policy", Type::enumOf(enumNamed("router_policy")), false,
-         Member("router_policy", "round_robin")},
-        {"session_header", Type::of(Type::String, true), false, Value::none()},
-        {"port", Type::of(Type::Int), false, Value::integer(8080)}},
-       "router",
-       "the ATOMesh router in front of a disaggregated topology"},
+       "`prefill` prefill servers and `decode` decode servers behind "
+       "`router`, which is required (§4.1)"},
+      {"role_leader",
+       {{"role", Type::of(Type::String), true}},
+       "placement",
+       "a router's or service's `on`: the first node of the role's first "
+       "replica (§5.2)"},
+      {"every_node",
+       {{"role", Type::of(Type::String), true}},
+       "placement",
+       "a router's or service's `on`: one process on each node of the role "
+       "(§5.2)"},
+      {"replica_leaders",
+       {{"role", Type::of(Type::String), true}},
+       "placement",
+       "a router's or service's `on`: one process on the first node of each "
+       "replica of the role (§5.2)"},
+      {"alive",
+       {{"after", Type::of(Type::Duration), true}},
+       "readiness",
+       "a router's or service's `ready`: still running after the duration "
+       "(§5.2)"},
   };
   PreflightActions = {
       {"unset_env", {{"names", Type::listOf(Str), true, std::nullopt, true}}},
@@ -644,6 +661,9 @@ static std::string paramType(const Type &T) {
     break;
   case Type::Router:
     Name = "router";
+    break;
+  case Type::Service:
+    Name = "service";
     break;
   default:
     return T.str();
@@ -813,7 +833,9 @@ std::optional<Value> SemaImpl::dramBudget(const Value &U,
       entityField(*HW->getEntity(), "gpus_per_node", E->getRange());
   if (!Dram || !PerNode)
     return std::nullopt;
-  int64_t Used = cellGpusPerServer(*Ctx.Cell, E->getRange());
+  // The GPUs one replica uses, as the engine says (for the role the
+  // formula is evaluated for), on one node at most.
+  int64_t Used = replicaGpus(*Ctx.Cell, Ctx.Role, E->getRange());
   if (Used <= 0)
     return std::nullopt;
   Used = std::min(Used, PerNode->getInt());
@@ -842,6 +864,18 @@ std::optional<Value> SemaImpl::dramBudget(const Value &U,
 std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
                                         const EvalCtx &Ctx) {
   auto *Callee = llvm::dyn_cast<ast::NameExpr>(E->getCallee());
+  // `alias.atomesh(...)`: a router or service of an `import ... as`.
+  if (auto *M = llvm::dyn_cast<ast::MemberExpr>(E->getCallee())) {
+    EvalCtx Inner = Ctx;
+    Inner.Expected = nullptr;
+    std::optional<Value> T = eval(M, Inner);
+    if (!T)
+      return std::nullopt;
+    if (T->kind() == ValueKind::Entity &&
+        (T->getEntity()->K == EntityInfo::Router ||
+         T->getEntity()->K == EntityInfo::Service))
+      return instantiateTemplate(*T->getEntity(), E, Ctx);
+  }
   if (!Callee) {
     diag(E->getCallee()->getRange(), DiagID::err_not_callable)
         << sourceText(E->getCallee()->getRange());
@@ -860,6 +894,11 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
   }
   const BuiltinFunction *Fn = builtins().function(Name);
   if (!Fn) {
+    // A router or service declaration called with its knobs.
+    if (const Symbol *S = lookupSymbol(*Ctx.M, Name);
+        S && S->K == Symbol::Entity &&
+        (S->Ent->K == EntityInfo::Router || S->Ent->K == EntityInfo::Service))
+      return instantiateTemplate(*S->Ent, E, Ctx);
     if (lookupSymbol(*Ctx.M, Name) ||
         (Ctx.Recipe && Ctx.Recipe->Names.count(Name.str()))) {
       diag(Callee->getRange(), DiagID::err_not_callable) << Name;

@@ -1,11 +1,14 @@
 //===- SemaCells.cpp - Resolving each cell: precedence and late binding --===//
 //
 // In each cell, every name takes the value of the highest-level assignment
-// that applies to the cell; formulas are evaluated on demand, so each sees
-// the values chosen for its operands (dependency order, not text order),
-// and a name met again while it is being evaluated is a cycle. A cell whose
+// that applies to the cell (its arm, band and `at conc` lists); formulas
+// are evaluated on demand, so each sees the values chosen for its operands
+// (dependency order, not text order), and a name met again while it is
+// being evaluated is a cycle. In a disaggregated cell every server-side
+// name is resolved once per role: `prefill.tp` beats `tp` at equal level,
+// and a formula evaluated for a role sees that role's values. A cell whose
 // server is cell N (`server = cell(N)`) takes every server-side value from
-// cell N, already resolved; only client-side names are its own.
+// cell N of its arm, already resolved; only client-side names are its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,13 +17,18 @@
 using namespace arecipe;
 using namespace arecipe::sema;
 
-bool SemaImpl::applies(const Assignment &A, int64_t Conc) const {
+CellKey CellState::key() const { return {C->Arm ? C->Arm->Index : 0, C->Conc}; }
+
+bool SemaImpl::applies(const Assignment &A, const Cell &C) const {
+  if (A.Arm && A.Arm != C.Arm)
+    return false;
   // Both lists are ascending; a band may hold almost every cell.
   switch (A.L) {
   case Level::Band:
-    return std::binary_search(A.Band->Concs.begin(), A.Band->Concs.end(), Conc);
+    return std::binary_search(A.Band->Concs.begin(), A.Band->Concs.end(),
+                              C.Conc);
   case Level::AtConc:
-    return std::binary_search(A.At->Concs.begin(), A.At->Concs.end(), Conc);
+    return std::binary_search(A.At->Concs.begin(), A.At->Concs.end(), C.Conc);
   default:
     return true;
   }
@@ -31,21 +39,76 @@ static void addDep(std::vector<std::string> *Deps, llvm::StringRef Name) {
     Deps->push_back(Name.str());
 }
 
+/// Whether A may define the name for Role: a shared assignment everywhere,
+/// a role's own only in that role.
+static bool forRole(const Assignment &A, llvm::StringRef Role) {
+  return A.Role.empty() || A.Role == Role;
+}
+
+/// The stronger of two assignments that both apply: the higher level, and
+/// at equal level the role's own over the shared one.
+static bool stronger(const Assignment &A, const Assignment &B) {
+  if (A.L != B.L)
+    return A.L > B.L;
+  return !A.Role.empty() && B.Role.empty();
+}
+
 std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
                                            llvm::SMRange Use,
-                                           std::vector<std::string> *Deps) {
-  addDep(Deps, Name);
+                                           std::vector<std::string> *Deps,
+                                           llvm::StringRef RoleIn) {
   Cell &C = *CS.C;
   RecipeState &R = *CS.R;
-  std::string Key = Name.str();
-  // The recipe's list, evaluated once before the cells (bindConcurrency):
-  // shared, never copied into each cell (F12).
-  if (Key == "concurrency") {
-    if (!R.Out->ConcurrencyValue.From)
+  // The arm's list, evaluated once before the cells: shared, never copied
+  // into each cell (F12).
+  if (Name == "concurrency") {
+    addDep(Deps, Name);
+    const ResolvedValue *RV = R.Out->find(C, Name);
+    if (!RV)
       return std::nullopt;
-    return R.Out->ConcurrencyValue.V;
+    return RV->V;
   }
-  if (const ResolvedValue *RV = C.find(Key))
+  auto NameIt = R.Names.find(Name.str());
+  const CellName *CN = NameIt == R.Names.end() ? nullptr : &NameIt->second;
+  bool PerRole = CN && CN->isPerRole(Name);
+  std::string Role = PerRole ? RoleIn.str() : "";
+  std::vector<AssignmentState *> &As = R.ByName[Name.str()];
+
+  if (PerRole && Role.empty() && CS.TopologyKnown && C.isDisaggregated()) {
+    // A shared formula reads a per-role name: fine where the roles agree.
+    addDep(Deps, Name);
+    if (const ResolvedValue *RV = C.find(Name))
+      return RV->V;
+    if (CS.Failed.count(Name.str()))
+      return std::nullopt;
+    std::optional<Value> P = resolveName(CS, Name, Use, nullptr, "prefill");
+    std::optional<Value> D = resolveName(CS, Name, Use, nullptr, "decode");
+    if (!P || !D)
+      return std::nullopt;
+    if (*P == *D) {
+      C.Values[Name.str()] = *C.find(Name, "prefill");
+      return P;
+    }
+    diag(Use, DiagID::err_role_values_differ)
+        << Name << cellLabel(CS) << P->str() << D->str();
+    CS.Failed.insert(Name.str());
+    return std::nullopt;
+  }
+  if (PerRole && !CS.TopologyKnown)
+    // The roles are not known while the topology is resolved: it may read
+    // only what no role sets on its own.
+    for (AssignmentState *A : As)
+      if (!A->Role.empty() && applies(*A, C)) {
+        diag(Use, DiagID::err_role_topology_dependency) << Name;
+        CS.Failed.insert(Name.str());
+        return std::nullopt;
+      }
+
+  std::string Key = Role.empty() ? Name.str() : Role + "." + Name.str();
+  addDep(Deps, Key);
+  // A role's value is kept unqualified where the roles agree (a shared
+  // read, or a resolved cell's compacted values).
+  if (const ResolvedValue *RV = C.find(Name, Role))
     return RV->V;
   if (CS.Failed.count(Key))
     return std::nullopt;
@@ -57,9 +120,9 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     for (size_t N = First; N < CS.Stack.size(); ++N)
       Text += CS.Stack[N] + " -> ";
     Text += Key;
-    const Assignment *Head = CS.StackFrom[First];
+    const AssignmentState *Head = CS.StackFrom[First];
     auto B = report(Head->Range, DiagID::err_dependency_cycle);
-    B << (" in cell conc=" + std::to_string(C.Conc)) << Text;
+    B << (" in cell " + cellLabel(CS)) << Text;
     for (size_t N = First + 1; N < CS.Stack.size(); ++N)
       B.note(CS.StackFrom[N]->Range.Start, DiagID::note_cycle_step)
           << CS.Stack[N]
@@ -70,27 +133,26 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     return std::nullopt;
   }
 
-  auto NameIt = R.Names.find(Key);
-  if (NameIt == R.Names.end())
+  if (!CN)
     return Value::none();
-  const CellName &CN = NameIt->second;
-  std::vector<AssignmentState *> &As = R.ByName[Key];
 
-  if (C.ServerRoot && CN.ServerSide) {
-    CellState &Root = R.Cells[*C.ServerRoot];
-    std::optional<Value> V = resolveName(Root, Name, Use, nullptr);
+  if (C.ServerRoot && CN->ServerSide) {
+    CellState &Root = R.Cells[{CS.key().first, *C.ServerRoot}];
+    std::optional<Value> V = resolveName(Root, Name, Use, nullptr, Role);
     if (!V) {
       CS.Failed.insert(Key);
       return std::nullopt;
     }
-    ResolvedValue RV = *Root.C->find(Key);
+    ResolvedValue RV = *Root.C->find(Name, Role);
     if (RV.L != Level::ServerFrom)
       RV.ServerFrom = *C.ServerRoot;
     RV.L = Level::ServerFrom;
+    const AssignmentState *Server = R.ServerAssign[CS.key()];
     for (AssignmentState *A : As)
       if (A->L != Level::Default && A->L != Level::CommandLine &&
-          applies(*A, C.Conc) && !A->ShadowedBy && !A->ShadowedInServerOf)
-        A->ShadowedInServerOf = C.Conc;
+          forRole(*A, Role) && applies(*A, C) && !A->ShadowedBy &&
+          !A->ShadowedInServerOf)
+        A->ShadowedInServerOf = Server;
     C.Values[Key] = RV;
     return RV.V;
   }
@@ -98,22 +160,24 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   AssignmentState *Best = nullptr;
   bool Uniform = true; // Every assignment applies to every cell.
   for (AssignmentState *A : As) {
-    if (A->L == Level::Band || A->L == Level::AtConc)
+    if (!forRole(*A, Role))
+      continue;
+    if (A->L == Level::Band || A->L == Level::AtConc || A->Arm)
       Uniform = false;
-    if (applies(*A, C.Conc) && (!Best || A->L > Best->L))
+    if (applies(*A, C) && (!Best || stronger(*A, *Best)))
       Best = A;
   }
   if (!Best) {
     ResolvedValue RV;
-    if (Key == "client.model" && R.Out->Model) {
+    if (Name == "client.model" && R.Out->Model) {
       std::optional<Value> Id = entityField(*R.Out->Model, "id", Use);
       if (!Id)
         return std::nullopt;
       RV.V = *Id;
       RV.Deps = {"model"};
-    } else if (!CN.Ty.Optional && CN.K != CellName::OpenMap &&
-               CN.Ty.K != Type::Any) {
-      report(Use, DiagID::err_no_value) << Name << C.Conc;
+    } else if (!CN->Ty.Optional && CN->K != CellName::OpenMap &&
+               CN->Ty.K != Type::Any) {
+      report(Use, DiagID::err_no_value) << Name << cellLabel(CS, Role);
       CS.Failed.insert(Key);
       return std::nullopt;
     }
@@ -124,13 +188,14 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   }
   Best->EffectiveIn.push_back(C.Conc);
   for (AssignmentState *A : As)
-    if (A != Best && A->L < Best->L && applies(*A, C.Conc) && !A->ShadowedBy)
+    if (A != Best && forRole(*A, Role) && stronger(*Best, *A) &&
+        applies(*A, C) && !A->ShadowedBy)
       A->ShadowedBy = Best;
 
   ResolvedValue RV;
   RV.L = Best->L;
   RV.From = Best;
-  if (auto It = R.Shared.find(Best); It != R.Shared.end()) {
+  if (auto It = R.Shared.find({Best, Role}); It != R.Shared.end()) {
     RV.V = It->second.V;
     RV.Deps = It->second.Deps;
     C.Values[Key] = RV;
@@ -148,8 +213,9 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     Ctx.Cell = &CS;
     Ctx.Recipe = &R;
     Ctx.What = "a cell";
-    Ctx.Expected = &CN.Ty;
+    Ctx.Expected = &CN->Ty;
     Ctx.Deps = &RV.Deps;
+    Ctx.Role = Role;
     V = eval(Best->ValueExpr, Ctx);
     CS.Stack.pop_back();
     CS.StackFrom.pop_back();
@@ -158,12 +224,12 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     CS.Failed.insert(Key);
     return std::nullopt;
   }
-  std::optional<Value> Conformed = conformTo(*V, CN.Ty);
+  std::optional<Value> Conformed = conformTo(*V, CN->Ty);
   if (!Conformed) {
     llvm::SMRange Where =
         Best->ValueExpr ? Best->ValueExpr->getRange() : Best->Range;
     diag(Where, DiagID::err_type_mismatch)
-        << Name << CN.Ty.str() << V->describeType() << V->str();
+        << Name << CN->Ty.str() << V->describeType() << V->str();
     CS.Failed.insert(Key);
     return std::nullopt;
   }
@@ -177,19 +243,24 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   if (SameEverywhere) {
     R.SameInEveryCell.insert(Key);
     if (!Best->Literal)
-      R.Shared[Best] = {RV.V, RV.Deps};
+      R.Shared[{Best, Role}] = {RV.V, RV.Deps};
   }
   return RV.V;
 }
 
 void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
-  int64_t Conc = CS.C->Conc;
+  const Cell &C = *CS.C;
   for (auto &[Name, As] : R.ByName) {
-    std::map<Level, std::vector<AssignmentState *>> ByLevel;
+    // Two assignments conflict when they apply at one level to the same
+    // role: a shared one and a role's own do not (the role's wins).
+    std::map<std::pair<Level, std::string>, std::vector<AssignmentState *>> Groups;
     for (AssignmentState *A : As)
-      if (A->L != Level::Default && applies(*A, Conc))
-        ByLevel[A->L].push_back(A);
-    for (auto &[L, Group] : ByLevel) {
+      if (A->L != Level::Default && applies(*A, C))
+        Groups[{A->L, A->Role}].push_back(A);
+    auto NameIt = R.Names.find(Name);
+    bool PerRole = NameIt != R.Names.end() && NameIt->second.isPerRole(Name);
+    for (auto &[LevelRole, Group] : Groups) {
+      Level L = LevelRole.first;
       // Two bands holding one cell are already an overlap error.
       if (L == Level::Band && Group.size() > 1 && Group[0]->Band != Group[1]->Band)
         continue;
@@ -209,6 +280,9 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
           Ctx.Recipe = &R;
           Ctx.What = "a cell";
           Ctx.Expected = &R.Names[Name].Ty;
+          Ctx.Role = !A->Role.empty()                 ? A->Role
+                     : PerRole && C.isDisaggregated() ? "prefill"
+                                                      : "";
           bool Was = Silent;
           Silent = true;
           std::optional<Value> V = eval(A->ValueExpr, Ctx);
@@ -218,14 +292,16 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
         std::optional<Value> V1 = Quiet(First), V2 = Quiet(Second);
         llvm::SMRange Where =
             Second->ValueExpr ? Second->ValueExpr->getRange() : Second->Range;
+        std::string Shown =
+            LevelRole.second.empty() ? Name : LevelRole.second + "." + Name;
         if (V1 && V2 && *V1 != *V2) {
           auto B = report(Where, DiagID::err_conflicting_values);
-          B << Name << Conc << V2->str() << V1->str();
+          B << Shown << C.label() << V2->str() << V1->str();
           B.note(First->NameRange.Start, DiagID::note_also_set_here)
               << First->describeSite() << First->Range;
         } else {
           auto B = report(Second->NameRange, DiagID::err_duplicate_assignment);
-          B << Name << Conc;
+          B << Shown << C.label();
           B.note(First->NameRange.Start, DiagID::note_also_set_here)
               << First->describeSite() << First->Range;
         }
@@ -234,18 +310,33 @@ void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
   }
 }
 
-int64_t SemaImpl::cellGpusPerServer(CellState &CS, llvm::SMRange Use) {
-  int64_t Product = 1;
-  for (const char *Name : {"tp", "pp", "pcp"}) {
-    auto It = CS.R->Names.find(Name);
-    if (It == CS.R->Names.end() || It->second.K != CellName::Knob)
-      continue;
-    std::optional<Value> V = resolveName(CS, Name, Use, nullptr);
-    if (!V || V->kind() != ValueKind::Int)
-      return -1;
-    Product *= V->getInt();
+void SemaImpl::compactRoleValues(CellState &CS) {
+  Cell &C = *CS.C;
+  if (!C.isDisaggregated())
+    return;
+  // Names resolved for both roles; equal ones are kept once, unqualified.
+  std::map<std::string, std::pair<const ResolvedValue *, const ResolvedValue *>>
+      ByName;
+  for (const auto &[Key, RV] : C.Values) {
+    llvm::StringRef K = Key;
+    if (K.consume_front("prefill."))
+      ByName[K.str()].first = &RV;
+    else if (K.consume_front("decode."))
+      ByName[K.str()].second = &RV;
   }
-  return Product;
+  for (auto &[Name, Pair] : ByName) {
+    auto [P, D] = Pair;
+    if (!P || !D)
+      continue;
+    if (P->V == D->V) {
+      ResolvedValue Keep = *P;
+      C.Values.erase("prefill." + Name);
+      C.Values.erase("decode." + Name);
+      C.Values[Name] = Keep;
+    } else {
+      C.Values.erase(Name);
+    }
+  }
 }
 
 void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
@@ -253,19 +344,39 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
     return;
   CS.Resolved = true;
   if (CS.C->ServerRoot)
-    resolveCell(R, R.Cells[*CS.C->ServerRoot]);
+    resolveCell(R, R.Cells[{CS.key().first, *CS.C->ServerRoot}]);
+  // The topology first: it says which roles the server-side names are
+  // resolved for.
+  resolveName(CS, "topology", R.Out->NameRange, nullptr);
+  setRoles(CS);
+  CS.TopologyKnown = true;
+  // (A topology that failed is reported; its roles are not known.)
+  if (!CS.C->isDisaggregated() && !CS.Failed.count("topology"))
+    for (const AssignmentState *A : R.Assignments)
+      if (!A->Role.empty() && applies(*A, *CS.C) &&
+          R.ReportedOnce.insert({A, 0}).second)
+        diag(A->NameRange, DiagID::err_role_needs_disaggregated)
+            << A->Role << CS.C->label();
   for (auto &[Name, CN] : R.Names) {
     llvm::SMRange Use = R.Out->NameRange;
     if (CN.KnobDecl)
       Use = CN.KnobDecl->Stmt->getName().Range;
+    if (CN.isPerRole(Name) && CS.C->isDisaggregated()) {
+      for (const std::string &Role : CS.C->Roles)
+        resolveName(CS, Name, Use, nullptr, Role);
+      continue;
+    }
     resolveName(CS, Name, Use, nullptr);
   }
   reportConflicts(R, CS);
-  countGpus(R, CS);
+  layoutCell(R, CS);
   checkConstraints(R, CS);
   runChecks(R, CS);
   evaluateRenderings(R, CS);
+  evaluateReport(R, CS);
   evaluatePreflights(R, CS);
+  compactRoleValues(CS);
   if (CS.C->ServerRoot && !CS.C->DramUtilization)
-    CS.C->DramUtilization = R.Cells[*CS.C->ServerRoot].C->DramUtilization;
+    CS.C->DramUtilization =
+        R.Cells[{CS.key().first, *CS.C->ServerRoot}].C->DramUtilization;
 }

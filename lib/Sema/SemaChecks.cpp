@@ -1,11 +1,11 @@
-//===- SemaChecks.cpp - Checks, constraints, layouts, pre-flights --------===//
+//===- SemaChecks.cpp - Checks, constraints, pre-flights -----------------===//
 //
 // What is evaluated once a cell's values are resolved: knob `where`
-// constraints, `check` statements (a failure names the cell and shows the
-// operands' values), GPU and node counting per topology
-// (docs/sema.md#gpus-and-nodes) with the layout and served-name checks,
-// pre-flight actions, and finally the assignments that took effect in no
-// cell. The engine's renderings are SemaRender.cpp's.
+// constraints and `check` statements, once per role in a disaggregated cell
+// (a failure names the cell and shows the operands' values), the
+// served-name check, pre-flight actions, and finally the assignments that
+// took effect in no cell. Layouts (GPUs, nodes, processes) are
+// SemaProcesses.cpp's; what each process renders, SemaRender.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,33 +93,56 @@ void SemaImpl::explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
     B.note(Range.Start, DiagID::note_operand_value) << Text << Val << Range;
 }
 
-static bool inScope(const BandInfo *Band, const AtConcInfo *At, int64_t C) {
+static bool inScope(const ArmInfo *Arm, const BandInfo *Band,
+                    const AtConcInfo *At, const Cell &C) {
+  if (Arm && Arm != C.Arm)
+    return false;
   if (Band)
-    return std::binary_search(Band->Concs.begin(), Band->Concs.end(), C);
+    return std::binary_search(Band->Concs.begin(), Band->Concs.end(), C.Conc);
   if (At)
-    return std::binary_search(At->Concs.begin(), At->Concs.end(), C);
+    return std::binary_search(At->Concs.begin(), At->Concs.end(), C.Conc);
   return true;
 }
 
+/// Whether a formula read a role's value (`prefill.tp`): it then holds per
+/// role and is checked for each.
+static bool readsRole(const std::vector<std::string> &Deps) {
+  for (llvm::StringRef D : Deps)
+    if (D.startswith("prefill.") || D.startswith("decode."))
+      return true;
+  return false;
+}
+
 void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
+  // Once per role where the check reads a role's values (docs/sema.md);
+  // once otherwise.
   auto Run = [&](const ast::Expr *Cond, const ast::StringLiteral *Message,
                  Module *M) {
-    EvalCtx Ctx;
-    Ctx.M = M;
-    Ctx.Cell = &CS;
-    Ctx.Recipe = &R;
-    Ctx.What = "a check";
-    std::optional<bool> Ok = evalBool(Cond, Ctx, "a check condition");
-    if (!Ok || *Ok)
-      return;
-    std::optional<Value> Msg = Message ? eval(Message, Ctx) : std::nullopt;
-    auto B = report(Cond->getRange(), DiagID::err_check_failed);
-    B << CS.C->Conc
-      << (Msg ? Msg->getString() : sourceText(Cond->getRange()).str());
-    explainFailure(Cond, Ctx, B);
+    for (const std::string &Role : CS.C->Roles) {
+      std::vector<std::string> Deps;
+      EvalCtx Ctx;
+      Ctx.M = M;
+      Ctx.Cell = &CS;
+      Ctx.Recipe = &R;
+      Ctx.What = "a check";
+      Ctx.Role = Role;
+      Ctx.Deps = &Deps;
+      std::optional<bool> Ok = evalBool(Cond, Ctx, "a check condition");
+      bool PerRole = readsRole(Deps);
+      if (Ok && !*Ok) {
+        Ctx.Deps = nullptr;
+        std::optional<Value> Msg = Message ? eval(Message, Ctx) : std::nullopt;
+        auto B = report(Cond->getRange(), DiagID::err_check_failed);
+        B << cellLabel(CS, PerRole ? llvm::StringRef(Role) : "")
+          << (Msg ? Msg->getString() : sourceText(Cond->getRange()).str());
+        explainFailure(Cond, Ctx, B);
+      }
+      if (!PerRole)
+        return;
+    }
   };
   for (const CheckInfo &C : R.Checks)
-    if (inScope(C.Band, C.At, CS.C->Conc))
+    if (inScope(C.Arm, C.Band, C.At, *CS.C))
       Run(C.Cond, C.Message, C.M);
   if (R.Engine)
     for (const TemplateMember &M : R.Engine->Body)
@@ -127,18 +150,22 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
         Run(C->getCondition(), C->getMessage(), M.M);
 
   // The served model name is what the client asks for on the wire.
-  const ResolvedValue *Served = CS.C->find("served_model_name");
   const ResolvedValue *Client = CS.C->find("client.model");
-  if (Served && Client && Served->V.kind() == ValueKind::String &&
-      Client->V.kind() == ValueKind::String &&
-      Served->V.getString() != Client->V.getString()) {
-    const ResolvedValue *Blame =
-        Served->From && Served->From->L != Level::Default ? Served : Client;
-    llvm::SMRange Where = Blame->From ? Blame->From->Range : R.Out->NameRange;
-    if (!Where.isValid())
-      Where = R.Out->NameRange;
-    report(Where, DiagID::err_served_name_mismatch)
-        << Served->V.getString() << Client->V.getString() << CS.C->Conc;
+  for (const std::string &Role : CS.C->Roles) {
+    const ResolvedValue *Served = CS.C->find("served_model_name", Role);
+    if (Served && Client && Served->V.kind() == ValueKind::String &&
+        Client->V.kind() == ValueKind::String &&
+        Served->V.getString() != Client->V.getString()) {
+      const ResolvedValue *Blame =
+          Served->From && Served->From->L != Level::Default ? Served : Client;
+      llvm::SMRange Where = Blame->From ? Blame->From->Range : R.Out->NameRange;
+      if (!Where.isValid())
+        Where = R.Out->NameRange;
+      report(Where, DiagID::err_served_name_mismatch)
+          << Served->V.getString() << Client->V.getString()
+          << cellLabel(CS,
+                       CS.C->isDisaggregated() ? llvm::StringRef(Role) : "");
+    }
   }
 }
 
@@ -147,97 +174,57 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
     return;
   for (const KnobInfo &K : R.Engine->Knobs) {
     const ast::Expr *Constraint = K.Stmt->getConstraint();
-    const ResolvedValue *RV = CS.C->find(K.Name);
-    if (!Constraint || !RV)
+    if (!Constraint)
       continue;
-    EvalCtx Ctx;
-    Ctx.M = K.M;
-    Ctx.Cell = &CS;
-    Ctx.Recipe = &R;
-    Ctx.What = "a constraint";
-    std::optional<bool> Ok = evalBool(Constraint, Ctx, "a constraint");
-    if (!Ok || *Ok)
-      continue;
-    llvm::SMRange Where = K.Stmt->getName().Range;
-    if (RV->From && RV->From->FormulaRange.isValid() &&
-        RV->From->L != Level::Default)
-      Where = RV->From->FormulaRange;
-    auto B = report(Where, DiagID::err_constraint_failed);
-    B << K.Name << RV->V.str() << CS.C->Conc;
-    B.note(Constraint->getLoc(), DiagID::note_constraint_here)
-        << Constraint->getRange();
-    explainFailure(Constraint, Ctx, B);
-  }
-}
-
-void SemaImpl::countGpus(RecipeState &R, CellState &CS) {
-  Cell &C = *CS.C;
-  const ResolvedValue *Topo = C.find("topology");
-  if (!Topo || Topo->V.kind() != ValueKind::Record || !R.Out->Hardware)
-    return;
-  int64_t PerServer = cellGpusPerServer(CS, R.Out->NameRange);
-  std::optional<Value> PerNodeV =
-      entityField(*R.Out->Hardware, "gpus_per_node", R.Out->NameRange);
-  if (PerServer <= 0 || !PerNodeV || PerNodeV->getInt() <= 0)
-    return;
-  int64_t PerNode = PerNodeV->getInt();
-  auto NodesFor = [&](int64_t Gpus) { return (Gpus + PerNode - 1) / PerNode; };
-  const Value &T = Topo->V;
-  if (T.getRecordName() == "aggregated") {
-    int64_t Nodes = T.lookup("nodes")->getInt();
-    C.Gpus = PerServer;
-    C.Nodes = Nodes;
-    // One process per node: rank 0 serves the API, the others are workers
-    // of the same server (pipeline stages).
-    for (int64_t N = 0; N < Nodes; ++N)
-      C.Servers.push_back({N == 0 ? "server" : "worker",
-                           N,
-                           N,
-                           std::min(PerNode, PerServer - N * PerNode),
-                           {},
-                           {}});
-    if (PerServer > Nodes * PerNode) {
-      const ResolvedValue *TP = C.find("tp");
-      llvm::SMRange Where = R.Out->NameRange;
-      if (TP && TP->From && TP->From->FormulaRange.isValid() &&
-          TP->From->L != Level::Default)
-        Where = TP->From->FormulaRange;
-      else if (Topo->From && Topo->From->FormulaRange.isValid())
-        Where = Topo->From->FormulaRange;
-      diag(Where, DiagID::err_layout_too_large)
-          << C.Conc << PerServer << R.Out->Hardware->Name << PerNode << Nodes;
+    // In a disaggregated cell each role's value is checked; a failure the
+    // roles share (one value, one assignment) is reported once.
+    const ResolvedValue *Reported = nullptr;
+    for (const std::string &Role : CS.C->Roles) {
+      const ResolvedValue *RV = CS.C->find(K.Name, Role);
+      if (!RV)
+        continue;
+      EvalCtx Ctx;
+      Ctx.M = K.M;
+      Ctx.Cell = &CS;
+      Ctx.Recipe = &R;
+      Ctx.What = "a constraint";
+      Ctx.Role = Role;
+      std::optional<bool> Ok = evalBool(Constraint, Ctx, "a constraint");
+      if (!Ok || *Ok)
+        continue;
+      if (Reported && Reported->From == RV->From && Reported->V == RV->V)
+        continue;
+      bool Shared = !CS.C->isDisaggregated() || [&] {
+        const ResolvedValue *P = CS.C->find(K.Name, "prefill");
+        const ResolvedValue *D = CS.C->find(K.Name, "decode");
+        return P && D && P->From == D->From && P->V == D->V;
+      }();
+      llvm::SMRange Where = K.Stmt->getName().Range;
+      if (RV->From && RV->From->FormulaRange.isValid() &&
+          RV->From->L != Level::Default)
+        Where = RV->From->FormulaRange;
+      auto B = report(Where, DiagID::err_constraint_failed);
+      B << K.Name << RV->V.str()
+        << cellLabel(CS, Shared ? llvm::StringRef() : llvm::StringRef(Role));
+      B.note(Constraint->getLoc(), DiagID::note_constraint_here)
+          << Constraint->getRange();
+      explainFailure(Constraint, Ctx, B);
+      Reported = RV;
     }
-    return;
   }
-  // Disaggregated: prefill servers use tp x pp each, decode servers tp.
-  int64_t Prefill = T.lookup("prefill")->getInt();
-  int64_t Decode = T.lookup("decode")->getInt();
-  int64_t TP = 1;
-  if (const ResolvedValue *V = C.find("tp"))
-    if (V->V.kind() == ValueKind::Int)
-      TP = V->V.getInt();
-  C.Gpus = Prefill * PerServer + Decode * TP;
-  C.Nodes = Prefill * NodesFor(PerServer) + Decode * NodesFor(TP);
-  // Each server starts on its own first node, prefill servers first; a
-  // server larger than a node is one process on its first node.
-  int64_t Node = 0;
-  for (int64_t I = 0; I < Prefill; ++I, Node += NodesFor(PerServer))
-    C.Servers.push_back({"prefill", I, Node, PerServer, {}, {}});
-  for (int64_t I = 0; I < Decode; ++I, Node += NodesFor(TP))
-    C.Servers.push_back({"decode", I, Node, TP, {}, {}});
 }
 
 void SemaImpl::evaluatePreflights(RecipeState &R, CellState &CS) {
-  int64_t Conc = CS.C->Conc;
   EvalCtx Ctx;
   Ctx.M = R.M;
   Ctx.Cell = &CS;
   Ctx.Recipe = &R;
   Ctx.What = "a pre-flight action";
-  for (int Pass = 0; Pass < 3; ++Pass)
+  // The recipe's actions, then its arm's, its band's, its `at conc`'s.
+  for (int Pass = 0; Pass < 4; ++Pass)
     for (const PreflightInfo &P : R.Preflights) {
-      int Which = P.Band ? 1 : P.At ? 2 : 0;
-      if (Which != Pass || !inScope(P.Band, P.At, Conc))
+      int Which = P.At ? 3 : P.Band ? 2 : P.Arm ? 1 : 0;
+      if (Which != Pass || !inScope(P.Arm, P.Band, P.At, *CS.C))
         continue;
       if (std::optional<PreflightAction> A = evalPreflight(*P.Stmt, Ctx))
         CS.C->Preflight.push_back(std::move(*A));
@@ -246,11 +233,17 @@ void SemaImpl::evaluatePreflights(RecipeState &R, CellState &CS) {
 
 void SemaImpl::reportDeadAssignments(RecipeState &R) {
   for (const AssignmentState *A : R.Assignments) {
-    if (A->L != Level::Recipe && A->L != Level::Band && A->L != Level::AtConc)
+    if (A->L != Level::Recipe && A->L != Level::Arm && A->L != Level::Band &&
+        A->L != Level::AtConc)
       continue;
+    // Assignments already reported as errors (a role in an aggregated
+    // cell, a router knob without a router) are not dead code as well.
     if (A->Name == "server" || !A->EffectiveIn.empty() ||
-        R.PinnedByServer.count(A))
+        R.PinnedByServer.count(A) || R.ReportedOnce.count({A, 0}))
       continue;
+    if (A->Arm && A->Arm->Concurrency.empty())
+      continue;
+    std::string Shown = A->Role.empty() ? A->Name : A->Role + "." + A->Name;
     if ((A->Band && A->Band->Concs.empty()) || (A->At && A->At->Concs.empty()))
       continue;
     if (A->ShadowedBy) {
@@ -259,14 +252,14 @@ void SemaImpl::reportDeadAssignments(RecipeState &R) {
       if (A->ShadowedBy->L == Level::CommandLine)
         continue;
       auto B = diag(A->NameRange, DiagID::warn_dead_assignment);
-      B << A->Name;
+      B << Shown;
       if (A->ShadowedBy->Range.isValid())
         B.note(A->ShadowedBy->Range.Start, DiagID::note_shadowed_by)
             << A->ShadowedBy->describeSite() << A->ShadowedBy->Range;
     } else if (A->ShadowedInServerOf) {
       auto B = diag(A->NameRange, DiagID::warn_dead_assignment);
-      B << A->Name;
-      const Assignment *S = R.ServerAssign[A->ShadowedInServerOf];
+      B << Shown;
+      const AssignmentState *S = A->ShadowedInServerOf;
       if (S)
         B.note(S->Range.Start, DiagID::note_shadowed_by_server)
             << S->Literal->getServerConc() << S->Range;

@@ -50,6 +50,20 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"endpoints.stop_profile", Type::String},
       {"endpoints.completions", Type::String},
       {"endpoints.chat_completions", Type::String},
+      {"prompt_token_ids", Type::Bool},
+  };
+  // Routers and side services: placed (`on`), ordered (`start`), with a
+  // readiness rule (docs/language.md §5.2).
+  static const std::vector<FieldSpec> Process = {
+      {"command", Type::List},
+      {"metric_prefix", Type::String},
+      {"endpoints.health", Type::String},
+      {"endpoints.models", Type::String},
+      {"endpoints.metrics", Type::String},
+      {"on", Type::Any},
+      {"start", Type::Any},
+      {"ready", Type::Any},
+      {"inherits_env", Type::Bool},
   };
   static const std::vector<FieldSpec> None;
   switch (K) {
@@ -59,9 +73,10 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
     return Model;
   case EntityInfo::Engine:
     return Engine;
-  case EntityInfo::Recipe:
   case EntityInfo::Router:
   case EntityInfo::Service:
+    return Process;
+  case EntityInfo::Recipe:
     return None;
   }
   return None;
@@ -341,6 +356,10 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
   std::function<void(llvm::ArrayRef<ast::Stmt *>, std::string)> Walk =
       [&](llvm::ArrayRef<ast::Stmt *> Stmts, std::string Prefix) {
         for (ast::Stmt *S : Stmts) {
+          // An engine's `gpus`, `headless` and `report { }` are formulas
+          // over its knobs, evaluated per cell (SemaProcesses.cpp).
+          if (Prefix.empty() && collectTemplateFormula(E, S))
+            continue;
           if (auto *A = llvm::dyn_cast<ast::AssignStmt>(S)) {
             std::string Name = Prefix;
             for (const ast::Identifier &Seg : A->getPath())
@@ -370,6 +389,18 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
       if (auto It = E.Parent->FieldLocs.find(Name);
           It != E.Parent->FieldLocs.end())
         E.FieldLocs.try_emplace(Name, It->second);
+  // An engine's `gpus`, `headless` and `report` members it does not state
+  // itself are its parent's.
+  if (E.Parent && E.K == EntityInfo::Engine) {
+    if (!E.GpusExpr)
+      E.GpusExpr = E.Parent->GpusExpr;
+    if (!E.HeadlessExpr)
+      E.HeadlessExpr = E.Parent->HeadlessExpr;
+    for (const auto &Member : E.Parent->Report)
+      if (llvm::none_of(E.Report,
+                        [&](const auto &M) { return M.first == Member.first; }))
+        E.Report.push_back(Member);
+  }
   if (E.K == EntityInfo::Hardware)
     checkVendor(E);
   E.Evaluating = false;

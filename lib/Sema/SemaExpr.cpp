@@ -17,7 +17,7 @@ using namespace arecipe::sema;
 
 static bool isCellMapPrefix(llvm::StringRef N) {
   return N == "env" || N == "labels" || N == "client" || N == "profile" ||
-         N == "slurm" || N == "ready";
+         N == "slurm" || N == "ready" || N == "services";
 }
 
 std::vector<std::string> SemaImpl::namesVisible(const EvalCtx &Ctx) {
@@ -49,14 +49,14 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
       Ctx.Expected->EnumType && Ctx.Expected->EnumType->hasMember(Name))
     return Value::enumMember(Ctx.Expected->EnumType, Name);
 
-  if (Ctx.Process && Name == "role")
-    return Value::string(Ctx.Process->Role);
-  if (Ctx.Process && Name == "rank")
-    return Value::integer(Ctx.Process->Rank);
+  // The render context of a process (`role`, `node`, a router's knobs).
+  if (Ctx.Process || Ctx.Instance)
+    if (std::optional<Value> V = lookupProcessName(Ctx, Name, E->getRange()))
+      return V;
 
   if (Ctx.Recipe && Ctx.Recipe->Names.count(Name.str())) {
     if (Ctx.Cell)
-      return resolveName(*Ctx.Cell, Name, E->getRange(), Ctx.Deps);
+      return resolveName(*Ctx.Cell, Name, E->getRange(), Ctx.Deps, Ctx.Role);
     diag(E->getRange(), DiagID::err_not_constant) << Name << Ctx.What;
     return std::nullopt;
   }
@@ -686,6 +686,22 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
   Inner.Expected = nullptr;
   if (auto *N = llvm::dyn_cast<ast::NameExpr>(E->getBase())) {
     llvm::StringRef Base = N->getName().Name;
+    // `prefill.tp`: the role's value of a per-role name.
+    if (Ctx.Recipe && (Base == "prefill" || Base == "decode") &&
+        !Ctx.Recipe->Names.count(Base.str()) &&
+        Ctx.Recipe->Names.count(Member.str())) {
+      if (!Ctx.Cell) {
+        diag(E->getRange(), DiagID::err_not_constant)
+            << (Base + "." + Member).str() << Ctx.What;
+        return std::nullopt;
+      }
+      if (Ctx.Cell->TopologyKnown && !Ctx.Cell->C->isDisaggregated()) {
+        diag(N->getRange(), DiagID::err_role_needs_disaggregated)
+            << Base << cellLabel(*Ctx.Cell);
+        return std::nullopt;
+      }
+      return resolveName(*Ctx.Cell, Member, E->getRange(), Ctx.Deps, Base);
+    }
     if (Ctx.Recipe && isCellMapPrefix(Base) && !Ctx.Recipe->Names.count(Base.str())) {
       std::string Full = (Base + "." + Member).str();
       if (!Ctx.Cell) {
@@ -693,7 +709,7 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
         return std::nullopt;
       }
       if (Ctx.Recipe->Names.count(Full))
-        return resolveName(*Ctx.Cell, Full, E->getRange(), Ctx.Deps);
+        return resolveName(*Ctx.Cell, Full, E->getRange(), Ctx.Deps, Ctx.Role);
       if (Base == "env" || Base == "labels")
         return Value::none();
       diag(E->getMember().Range, DiagID::err_unknown_field)

@@ -10,7 +10,8 @@
 //   SemaBuiltins.cpp built-in functions, constructors, dram_budget
 //   SemaRecipe.cpp   a recipe's statements, levels, bands, `at conc`
 //   SemaCells.cpp    per-cell resolution, late binding, cycles, cell(N)
-//   SemaChecks.cpp   checks, constraints, layouts, dead code
+//   SemaChecks.cpp   checks, constraints, pre-flights, dead code
+//   SemaProcesses.cpp roles' GPUs, placement, routers, services, ports
 //   SemaRender.cpp   what each process renders, generated files
 //
 //===----------------------------------------------------------------------===//
@@ -74,23 +75,36 @@ struct CellName {
   Type Ty;
   bool ServerSide = true;
   bool PerCell = true; ///< False: recipe body only (engine, model, ...).
+  /// Recipe or arm body only (`concurrency`, `server_reuse`).
+  bool PerArm = false;
   const KnobInfo *KnobDecl = nullptr;
   const AssignmentState *LetDecl = nullptr;
+
+  /// Resolved once per role in a disaggregated cell: engine knobs, `let`
+  /// values and `env.*` (docs/language.md §4.3).
+  bool isPerRole(llvm::StringRef Name) const {
+    return K == Knob || K == Let || Name.startswith("env.");
+  }
 };
 
 struct CheckInfo {
   const ast::Expr *Cond = nullptr;
   const ast::StringLiteral *Message = nullptr;
   Module *M = nullptr;
+  const ArmState *Arm = nullptr;
   const BandState *Band = nullptr;
   const AtConcState *At = nullptr;
 };
 
 struct PreflightInfo {
   const ast::PreflightStmt *Stmt = nullptr;
+  const ArmState *Arm = nullptr;
   const BandState *Band = nullptr;
   const AtConcState *At = nullptr;
 };
+
+/// A cell's key: its arm's index and its concurrency.
+using CellKey = std::pair<size_t, int64_t>;
 
 struct RecipeState;
 
@@ -106,7 +120,7 @@ struct KnobRenderState {
 /// its render conditions are false there.
 struct SilentKnob {
   const ast::Expr *Cond = nullptr;
-  std::vector<int64_t> Cells;
+  std::vector<std::string> Cells; ///< Cell ids: `c8`, `arm.c8`.
 };
 
 /// Per-cell evaluation state.
@@ -120,6 +134,10 @@ struct CellState {
   /// during which this grows depends on the cell.
   unsigned CellReads = 0;
   bool Resolved = false;
+  /// Set once `topology` is resolved: from then on Cell::Roles is known and
+  /// server-side names resolve per role.
+  bool TopologyKnown = false;
+  CellKey key() const;
 };
 
 /// A formula's value that is the same in every cell, with the names it read.
@@ -134,28 +152,37 @@ struct RecipeState {
   /// The recipe's engine (Out->Engine), with its knobs; null without one.
   const EntityState *Engine = nullptr;
   Module *M = nullptr;
+  std::vector<ArmState *> Arms;   ///< Declaration order (Out->Arms).
   std::vector<BandState *> Bands; ///< Source order.
   std::vector<AtConcState *> Ats; ///< Source order.
   /// Out->Assignments as Sema's objects.
   std::vector<AssignmentState *> Assignments;
   std::map<std::string, CellName> Names;
   std::map<std::string, std::vector<AssignmentState *>> ByName;
+  /// `router.NAME = ...`: knobs of whichever router a cell's topology
+  /// names, resolved with the router (SemaProcesses.cpp).
+  std::vector<AssignmentState *> RouterAssignments;
   std::vector<CheckInfo> Checks;
   std::vector<PreflightInfo> Preflights;
   const AssignmentState *ConcurrencyAssign = nullptr;
-  std::map<int64_t, CellState> Cells;
-  std::map<int64_t, const AssignmentState *> ServerAssign; ///< By client cell.
+  /// Per arm: the `concurrency` assignment that gave its list.
+  std::vector<const AssignmentState *> ArmConcurrencyAssign;
+  std::map<CellKey, CellState> Cells;
+  std::map<CellKey, const AssignmentState *> ServerAssign; ///< By client cell.
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
-  /// Formulas evaluated once and shared by every cell: a recipe-level
-  /// list is not rebuilt in each cell (F12).
-  std::map<const Assignment *, SharedValue> Shared;
-  /// Names whose value is the same in every cell: their assignments all
-  /// apply to every cell and the winning formula read no `conc`, no cell
-  /// layout and only names of this set.
+  /// Formulas evaluated once and shared by every cell (per role): a
+  /// recipe-level list is not rebuilt in each cell (F12).
+  std::map<std::pair<const Assignment *, std::string>, SharedValue> Shared;
+  /// Names (role-qualified in a role) whose value is the same in every
+  /// cell: their assignments all apply to every cell and the winning
+  /// formula read no `conc`, no cell layout and only names of this set.
   std::set<std::string> SameInEveryCell;
   /// `engine` is missing or did not evaluate (reported): assignments of
   /// names that are no recipe field are not reported again.
   bool EngineFailed = false;
+  /// Diagnostics about one assignment that hold in several cells, already
+  /// reported (a role in an aggregated cell, ...).
+  std::set<std::pair<const Assignment *, unsigned>> ReportedOnce;
   bool HasBands = false;
   bool BandsFailed = false; ///< A condition failed: skip coverage checks.
   /// Resolving some cell reported an error: names a failed cell would have
@@ -190,10 +217,36 @@ struct EvalCtx {
   llvm::StringRef What;            ///< "a file-level constant", ...
   const Type *Expected = nullptr;  ///< Resolves bare enum members.
   std::vector<std::string> *Deps = nullptr;
-  /// Set while rendering for one process: `role` and `rank` are visible.
-  const ServerProcess *Process = nullptr;
   /// Comprehension variables in scope; they shadow every other name.
   const LocalScope *Locals = nullptr;
+  /// Set while rendering for one process: the render context (`role`,
+  /// `rank`, `node`, ...) and, for a router or service, its knobs.
+  const ProcessInfo *Process = nullptr;
+  /// The role a formula is evaluated for in a disaggregated cell: its
+  /// server-side names resolve to that role's values. Empty: a shared
+  /// formula, which may read a per-role name only where the roles agree.
+  std::string Role;
+  /// Set while resolving a router's or service's knobs.
+  struct InstanceState *Instance = nullptr;
+};
+
+/// A router or service process whose knobs are being resolved: each knob
+/// takes the highest-level of its default, the call's argument and a
+/// `router.NAME` assignment, evaluated on demand (a knob may read another).
+struct InstanceState {
+  struct Choice {
+    const ast::Expr *E = nullptr; ///< Null: Literal.
+    std::optional<Value> Literal;
+    Module *M = nullptr;
+    Level L = Level::Default;
+    const AssignmentState *From = nullptr; ///< A `router.NAME` assignment.
+    llvm::SMRange Range;
+  };
+  ProcessInfo *P = nullptr;
+  CellState *CS = nullptr;
+  std::map<std::string, Choice> Chosen;
+  std::vector<std::string> Stack;
+  std::set<std::string> Failed;
 };
 
 /// The largest concurrency the runtime runs (a conc outside [1, this] is an
@@ -242,6 +295,8 @@ public:
   std::unique_ptr<DiagnosticEngine> Sink;
   std::set<std::pair<const char *, unsigned>> Reported;
   std::string cellSuffix(const EvalCtx &E) const;
+  /// `conc=14` / `tp4.c14`, with ` (prefill)` when Role is set.
+  static std::string cellLabel(const CellState &CS, llvm::StringRef Role = "");
   llvm::StringRef sourceText(llvm::SMRange R) const;
 
   // Modules (SemaModules.cpp) ---------------------------------------------
@@ -259,11 +314,14 @@ public:
   std::vector<std::unique_ptr<EntityState>> Entities;
   /// What the recipes' results point to (RecipeCells, Cell::Band,
   /// ResolvedValue::From), kept for the life of the Compilation.
+  std::vector<std::unique_ptr<ArmState>> Arms;
   std::vector<std::unique_ptr<BandState>> Bands;
   std::vector<std::unique_ptr<AtConcState>> Ats;
   std::vector<std::unique_ptr<AssignmentState>> Assignments;
   /// Keeps A and lists it among R's assignments.
   void keepAssignment(RecipeState &R, std::unique_ptr<AssignmentState> A);
+  /// A new arm of R, kept like an assignment.
+  ArmState *newArm(RecipeState &R);
   std::vector<std::unique_ptr<EnumInfo>> Enums;
   std::vector<std::unique_ptr<ConstantInfo>> Constants;
   /// A built-in enum (Builtins.h), which every compilation shares.
@@ -354,41 +412,98 @@ public:
   // Recipes (SemaRecipe.cpp) ----------------------------------------------
   void analyzeRecipe(EntityState &Recipe);
   void declareRecipeNames(RecipeState &R);
+  /// Where a statement sits while a recipe body is collected.
+  struct Site {
+    Level L = Level::Recipe;
+    ArmState *Arm = nullptr;
+    const BandState *Band = nullptr;
+    AtConcState *At = nullptr;
+  };
   void collectStatements(RecipeState &R, llvm::ArrayRef<ast::Stmt *> Stmts,
-                         Level L, const BandState *Band, AtConcState *At,
-                         llvm::StringRef Prefix);
-  void addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
-                     const BandState *Band, AtConcState *At,
-                     llvm::StringRef Prefix);
-  void addFileAssignment(RecipeState &R, const ast::FileStmt &S, Level L,
-                         const BandState *Band, AtConcState *At);
+                         const Site &Where, llvm::StringRef Prefix);
+  void addFileAssignment(RecipeState &R, const ast::FileStmt &S,
+                         const Site &Where);
+  void addAssignment(RecipeState &R, const ast::AssignStmt &S,
+                     const Site &Where, llvm::StringRef Prefix);
+  /// Splits `prefill.tp` into role and name; reports an unknown role.
+  /// Returns false after an error.
+  bool splitRole(RecipeState &R, std::string &Name, std::string &Role,
+                 llvm::SMRange NameRange);
   bool checkAssignable(RecipeState &R, llvm::StringRef Name,
                        llvm::SMRange NameRange, Level L);
   void evaluateRecipeHeader(RecipeState &R);
+  /// Each arm's concurrency list (its own, else the recipe's).
+  void evaluateArmConcurrency(RecipeState &R);
   void matchBands(RecipeState &R);
   void matchAts(RecipeState &R);
   void linkServerCells(RecipeState &R);
   /// The last `--set` of Name, or null.
   const SetOption *findSetOption(llvm::StringRef Name) const;
   void applySets(RecipeState &R);
-  /// Gives the recipe's `concurrency` list, evaluated once by the header,
-  /// its provenance; cells share it rather than each holding a copy.
-  void bindConcurrency(RecipeState &R);
   std::vector<SetOption> SetOptions;
 
   // Cells (SemaCells.cpp) -------------------------------------------------
   void resolveCell(RecipeState &R, CellState &CS);
+  /// Name's value in the cell, for Role (see EvalCtx::Role).
   std::optional<Value> resolveName(CellState &CS, llvm::StringRef Name,
                                    llvm::SMRange Use,
-                                   std::vector<std::string> *Deps);
-  bool applies(const Assignment &A, int64_t Conc) const;
+                                   std::vector<std::string> *Deps,
+                                   llvm::StringRef Role = "");
+  bool applies(const Assignment &A, const Cell &C) const;
   void reportConflicts(RecipeState &R, CellState &CS);
-  int64_t cellGpusPerServer(CellState &CS, llvm::SMRange Use);
+  /// Keeps one unqualified value for each per-role name the roles agree
+  /// on (Cell::Values).
+  void compactRoleValues(CellState &CS);
+
+  // Processes (SemaProcesses.cpp) ----------------------------------------
+  /// GPUs one replica of the engine uses in Role (the engine's `gpus`
+  /// formula); -1 after an error.
+  int64_t replicaGpus(CellState &CS, llvm::StringRef Role, llvm::SMRange Use);
+  /// The roles of the cell's topology, once `topology` is resolved.
+  void setRoles(CellState &CS);
+  /// Replicas, nodes, processes, GPUs, ports, routers and services.
+  void layoutCell(RecipeState &R, CellState &CS);
+  void placeServices(RecipeState &R, CellState &CS);
+  void instantiate(RecipeState &R, CellState &CS, ProcessInfo &P,
+                   const Value &Call, Level CallLevel, llvm::SMRange CallRange,
+                   llvm::StringRef AssignPrefix);
+  std::optional<Value> resolveInstanceKnob(InstanceState &I,
+                                           llvm::StringRef Name,
+                                           llvm::SMRange Use);
+  void checkPorts(RecipeState &R, CellState &CS);
+  /// `role`, `node`, `prefill_urls`, a router's knob, ... while rendering
+  /// one process; nullopt when Name is none of them.
+  std::optional<Value> lookupProcessName(const EvalCtx &Ctx,
+                                         llvm::StringRef Name,
+                                         llvm::SMRange Use);
+  /// `atomesh(policy = dp_sticky)`: an instance of a router or service
+  /// declaration, its arguments checked against the template's knobs.
+  std::optional<Value> instantiateTemplate(const EntityInfo &T,
+                                           const ast::CallExpr *E,
+                                           const EvalCtx &Ctx);
+  /// The engine's `report { ... }` members for Role of the cell.
+  void evaluateReport(RecipeState &R, CellState &CS);
+  /// An engine's `gpus`, `headless` or `report { }` statement: recorded
+  /// in E as a per-cell formula (true), or not one of them (false).
+  bool collectTemplateFormula(EntityState &E, const ast::Stmt *S);
 
   // Checks and renderings (SemaChecks.cpp) ---------------------------------
   void runChecks(RecipeState &R, CellState &CS);
   void checkConstraints(RecipeState &R, CellState &CS);
-  void countGpus(RecipeState &R, CellState &CS);
+  /// The context of a formula evaluated for one process of a cell (a
+  /// template's `headless`, render conditions, `emit` blocks): the process's
+  /// render context and the role its values are read for.
+  EvalCtx processCtx(RecipeState &R, CellState &CS, const ProcessInfo &P,
+                     Module *M, llvm::StringRef What) const {
+    EvalCtx Ctx;
+    Ctx.M = M;
+    Ctx.Cell = &CS;
+    Ctx.Recipe = &R;
+    Ctx.What = What;
+    Ctx.Process = &P;
+    Ctx.Role = P.ValueRole;
+    return Ctx;
+  }
   void evaluatePreflights(RecipeState &R, CellState &CS);
   void reportDeadAssignments(RecipeState &R);
   void explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
@@ -396,7 +511,7 @@ public:
 
   // Renderings and files (SemaRender.cpp) -----------------------------------
   void evaluateRenderings(RecipeState &R, CellState &CS);
-  void renderProcess(RecipeState &R, CellState &CS, ServerProcess &P,
+  void renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
                      std::map<std::string, KnobRenderState> &Knobs);
   void reportSilentKnobs(RecipeState &R);
   void checkFileReferences(RecipeState &R);

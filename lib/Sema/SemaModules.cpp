@@ -43,9 +43,14 @@ DiagnosticBuilder SemaImpl::diag(llvm::SMLoc L, DiagID ID) {
   return diag(llvm::SMRange(L, L), ID);
 }
 
+std::string SemaImpl::cellLabel(const CellState &CS, llvm::StringRef Role) {
+  std::string L = CS.C->label();
+  return Role.empty() ? L : L + " (" + Role.str() + ")";
+}
+
 std::string SemaImpl::cellSuffix(const EvalCtx &E) const {
   if (E.Cell)
-    return " in cell conc=" + std::to_string(E.Cell->C->Conc);
+    return " in cell " + cellLabel(*E.Cell, E.Role);
   if (E.Conc)
     return " for conc=" + std::to_string(*E.Conc);
   return "";

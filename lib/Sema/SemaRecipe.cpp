@@ -1,11 +1,13 @@
 //===- SemaRecipe.cpp - A recipe's statements, levels, bands, overrides --===//
 //
 // Turns a recipe's body into assignments tagged with their precedence level
-// (default < recipe < band < at conc < command line), checks each assigned
-// name against the closed set (recipe fields, the engine's knobs, `let`
-// values, the open `env.*` and `labels.*` maps), matches bands and
-// `at conc` lists against the concurrency list, links `server = cell(N)`
-// chains, and then resolves every cell (SemaCells.cpp).
+// (default < recipe < arm < band < at conc < command line), their arm and
+// their role (`prefill.tp = 4`), checks each assigned name against the
+// closed set (recipe fields, the engine's knobs, `let` values, the open
+// `env.*`, `labels.*`, `services.*` and `router.*` maps), gives each arm its
+// concurrency list, matches bands and `at conc` lists against the arms'
+// lists, links `server = cell(N)` chains within an arm, and then resolves
+// every cell (SemaCells.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +22,20 @@ struct FieldDecl {
   Type Ty;
   bool ServerSide;
   bool PerCell;
+  bool PerArm = false;
 };
 } // namespace
+
+/// The first segments of the open and structured recipe names: never a
+/// role's name.
+static bool isRecipePrefix(llvm::StringRef N) {
+  return N == "env" || N == "labels" || N == "client" || N == "profile" ||
+         N == "slurm" || N == "ready" || N == "router" || N == "services";
+}
+
+static bool isRoleName(llvm::StringRef N) {
+  return N == "prefill" || N == "decode";
+}
 
 static std::string joinPath(llvm::ArrayRef<ast::Identifier> Path,
                             llvm::StringRef Prefix) {
@@ -39,13 +53,12 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
     if (auto *A = llvm::dyn_cast<ast::AssignStmt>(S))
       if (A->getPath().size() == 1) {
         llvm::StringRef N = A->getPath()[0].Name;
-        if (N == "engine" || N == "hardware" || N == "model" ||
-            N == "concurrency")
+        if (N == "engine" || N == "hardware" || N == "model")
           Header.try_emplace(N.str(), A);
       }
   // A `--set` of a header field replaces the recipe's assignment here, so
-  // the knob set (engine) and the cells (concurrency) follow it.
-  std::map<std::string, const ast::Expr *> Exprs;
+  // the knob set follows it. (`concurrency` is evaluated per arm, after
+  // the statements are collected: evaluateArmConcurrency.)
   auto Eval = [&](const char *Name, Type T) -> std::optional<Value> {
     const ast::Expr *E = nullptr;
     if (const SetOption *S = findSetOption(Name)) {
@@ -58,7 +71,6 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
       diag(Out.NameRange, DiagID::err_missing_field) << Out.Name << Name;
       return std::nullopt;
     }
-    Exprs[Name] = E;
     EvalCtx Ctx;
     Ctx.M = R.M;
     std::string What = std::string("the recipe's '") + Name + "'";
@@ -85,34 +97,6 @@ void SemaImpl::evaluateRecipeHeader(RecipeState &R) {
     Out.Hardware = V->getEntity();
   if (auto V = Eval("model", Type::of(Type::Model)))
     Out.Model = V->getEntity();
-  if (auto V = Eval("concurrency", Type::listOf(Type::of(Type::Int)))) {
-    const ast::Expr *List = Exprs["concurrency"];
-    warnLinearConcurrency(List, R.M);
-    Out.ConcurrencyValue.V = *V;
-    if (V->listSize() == 0)
-      diag(List->getRange(), DiagID::err_concurrency_empty);
-    for (Value E : V->elements()) {
-      int64_t C = E.getInt();
-      // The runtime runs a conc in [1, MaxConcurrency] only (F11).
-      if (C < 1 || C > MaxConcurrency) {
-        report(List->getRange(), DiagID::err_concurrency_out_of_range)
-            << C << MaxConcurrency;
-        continue;
-      }
-      if (!Out.Concurrency.empty() && C <= Out.Concurrency.back()) {
-        diag(List->getRange(), DiagID::err_concurrency_order)
-            << C << Out.Concurrency.back();
-        continue;
-      }
-      Out.Concurrency.push_back(C);
-    }
-    // Past the cap no cell is expanded: the list is refused as a whole.
-    if (Out.Concurrency.size() > size_t(MaxCellsPerRecipe)) {
-      diag(List->getRange(), DiagID::err_too_many_cells)
-          << Out.Name << Out.Concurrency.size() << MaxCellsPerRecipe;
-      Out.Concurrency.clear();
-    }
-  }
 }
 
 void SemaImpl::declareRecipeNames(RecipeState &R) {
@@ -121,7 +105,9 @@ void SemaImpl::declareRecipeNames(RecipeState &R) {
       {"model", Type::of(Type::Model), true, false},
       {"hardware", Type::of(Type::Hardware), true, false},
       {"engine", Type::of(Type::Engine), true, false},
-      {"concurrency", Type::listOf(Type::of(Type::Int)), false, false},
+      {"concurrency", Type::listOf(Type::of(Type::Int)), false, false, true},
+      {"server_reuse", Type::enumOf(builtinEnum("server_reuse")), false, false,
+       true},
       {"image", Type::of(Type::String, true), true, true},
       {"precision", Type::enumOf(builtinEnum("precision"), true), true, true},
       {"mode", Type::enumOf(builtinEnum("mode")), true, false},
@@ -152,6 +138,7 @@ void SemaImpl::declareRecipeNames(RecipeState &R) {
     N.Ty = F.Ty;
     N.ServerSide = F.ServerSide;
     N.PerCell = F.PerCell;
+    N.PerArm = F.PerArm;
     R.Names[F.Name] = N;
   }
   if (R.Engine)
@@ -205,19 +192,28 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
                                llvm::SMRange NameRange, Level L) {
   auto It = R.Names.find(Name.str());
   if (It != R.Names.end()) {
-    if (!It->second.PerCell && L != Level::Recipe && L != Level::CommandLine) {
+    const CellName &N = It->second;
+    bool Allowed = N.PerCell || L == Level::Recipe || L == Level::CommandLine ||
+                   (N.PerArm && L == Level::Arm);
+    if (!Allowed) {
       diag(NameRange, DiagID::err_field_not_per_cell) << Name;
       return false;
     }
     return true;
   }
-  if ((Name.startswith("env.") || Name.startswith("labels.")) &&
+  // `router.NAME` sets a knob of the cell's router, whichever it is: the
+  // name is checked against the router of each cell it applies to.
+  if (Name.startswith("router.") && Name.count('.') == 1)
+    return true;
+  if ((Name.startswith("env.") || Name.startswith("labels.") ||
+       Name.startswith("services.")) &&
       Name.count('.') == 1) {
     CellName N;
     N.K = CellName::OpenMap;
     // `none` removes the variable in the cells where it is none.
-    N.Ty = Type::of(Type::Scalar, /*Optional=*/true);
-    N.ServerSide = Name.startswith("env.");
+    N.Ty = Name.startswith("services.") ? Type::of(Type::Service, true)
+                                        : Type::of(Type::Scalar, true);
+    N.ServerSide = !Name.startswith("labels.");
     R.Names[Name.str()] = N;
     return true;
   }
@@ -239,6 +235,37 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
   return false;
 }
 
+bool SemaImpl::splitRole(RecipeState &R, std::string &Name, std::string &Role,
+                         llvm::SMRange NameRange) {
+  llvm::StringRef Full = Name;
+  auto [First, Rest] = Full.split('.');
+  if (Rest.empty() || isRecipePrefix(First) || R.Names.count(Name))
+    return true;
+  // A knob, `let` or `env.*` behind the first segment: the segment names a
+  // role, written right or wrong.
+  auto Known = R.Names.find(Rest.str());
+  bool PerRoleName = Rest.startswith("env.") ||
+                     (Known != R.Names.end() && Known->second.isPerRole(Rest));
+  if (!isRoleName(First)) {
+    if (Known == R.Names.end() && !Rest.startswith("env."))
+      return true; // Not a role at all: checkAssignable reports the name.
+    llvm::SMRange RoleRange(NameRange.Start,
+                            llvm::SMLoc::getFromPointer(
+                                NameRange.Start.getPointer() + First.size()));
+    auto B = diag(RoleRange, DiagID::err_unknown_role);
+    B << First;
+    didYouMean(B, RoleRange, First, {"prefill", "decode"});
+    return false;
+  }
+  if (Known != R.Names.end() && !PerRoleName) {
+    diag(NameRange, DiagID::err_not_per_role) << Rest;
+    return false;
+  }
+  Role = First.str();
+  Name = Rest.str();
+  return true;
+}
+
 void SemaImpl::keepAssignment(RecipeState &R,
                               std::unique_ptr<AssignmentState> A) {
   R.Assignments.push_back(A.get());
@@ -246,16 +273,31 @@ void SemaImpl::keepAssignment(RecipeState &R,
   Assignments.push_back(std::move(A));
 }
 
-void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
-                             const BandState *Band, AtConcState *At,
-                             llvm::StringRef Prefix) {
+ArmState *SemaImpl::newArm(RecipeState &R) {
+  auto A = std::make_unique<ArmState>();
+  A->Index = R.Arms.size();
+  R.Arms.push_back(A.get());
+  R.Out->Arms.push_back(A.get());
+  Arms.push_back(std::move(A));
+  return R.Arms.back();
+}
+
+void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S,
+                             const Site &Where, llvm::StringRef Prefix) {
   std::string Name = joinPath(S.getPath(), Prefix);
   llvm::SMRange NameRange(S.getPath().front().Range.Start,
                           S.getPath().back().Range.End);
+  // A block's prefix (`prefill { tp = 4 }`) starts before the path.
+  llvm::SMRange WholeName = NameRange;
   if (Name == "server") {
+    AtConcState *At = Where.At;
     if (!At) {
       diag(NameRange, DiagID::err_not_allowed_here)
-          << "'server'" << (Band ? "a band" : "the recipe body; set it inside 'at conc'");
+          << "'server'"
+          << (Where.Band ? "a band"
+              : Where.L == Level::Arm
+                  ? "an arm; set it inside 'at conc'"
+                  : "the recipe body; set it inside 'at conc'");
       return;
     }
     auto *Call = llvm::dyn_cast<ast::CallExpr>(S.getValue());
@@ -284,6 +326,7 @@ void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
     A->NameRange = NameRange;
     A->M = R.M;
     A->At = At;
+    A->Arm = Where.Arm;
     if (At->Server) {
       diag(NameRange, DiagID::err_redefinition) << "server";
       Diags.report(At->Server->NameRange, DiagID::note_previous_definition)
@@ -295,24 +338,31 @@ void SemaImpl::addAssignment(RecipeState &R, const ast::AssignStmt &S, Level L,
     keepAssignment(R, std::move(A));
     return;
   }
-  if (!checkAssignable(R, Name, NameRange, L))
+  std::string Role;
+  if (!splitRole(R, Name, Role, WholeName))
+    return;
+  if (!checkAssignable(R, Name, NameRange, Where.L))
     return;
   auto A = std::make_unique<AssignmentState>();
   A->Name = Name;
-  A->L = L;
+  A->Role = Role;
+  A->L = Where.L;
   A->setValueExpr(S.getValue());
   A->Range = S.getRange();
   A->NameRange = NameRange;
   A->M = R.M;
-  A->Band = Band;
-  A->At = At;
-  R.ByName[Name].push_back(A.get());
+  A->Arm = Where.Arm;
+  A->Band = Where.Band;
+  A->At = Where.At;
+  if (llvm::StringRef(Name).startswith("router."))
+    R.RouterAssignments.push_back(A.get());
+  else
+    R.ByName[Name].push_back(A.get());
   keepAssignment(R, std::move(A));
 }
 
 void SemaImpl::addFileAssignment(RecipeState &R, const ast::FileStmt &S,
-                                 Level L, const BandState *Band,
-                                 AtConcState *At) {
+                                 const Site &Where) {
   // A recipe's `file "NAME" = expr` is an assignment to the cell name
   // `file:NAME`: per cell, late-bound, with the levels, conflicts and
   // dead-assignment warnings of any other assignment; `none` drops it.
@@ -331,49 +381,81 @@ void SemaImpl::addFileAssignment(RecipeState &R, const ast::FileStmt &S,
   }
   auto A = std::make_unique<AssignmentState>();
   A->Name = Name;
-  A->L = L;
+  A->L = Where.L;
   A->setValueExpr(S.getValue());
   A->Range = S.getRange();
   A->NameRange = NameLit->getRange();
   A->M = R.M;
-  A->Band = Band;
-  A->At = At;
+  A->Arm = Where.Arm;
+  A->Band = Where.Band;
+  A->At = Where.At;
   R.ByName[Name].push_back(A.get());
   keepAssignment(R, std::move(A));
 }
 
 void SemaImpl::collectStatements(RecipeState &R,
-                                 llvm::ArrayRef<ast::Stmt *> Stmts, Level L,
-                                 const BandState *Band, AtConcState *At,
-                                 llvm::StringRef Prefix) {
-  const char *Where = Band ? "a band" : At ? "an 'at conc' block" : "a recipe";
+                                 llvm::ArrayRef<ast::Stmt *> Stmts,
+                                 const Site &Where, llvm::StringRef Prefix) {
+  const char *Here = Where.Band              ? "a band"
+                     : Where.At              ? "an 'at conc' block"
+                     : Where.L == Level::Arm ? "an arm"
+                                             : "a recipe";
+  bool TopOfBody =
+      (Where.L == Level::Recipe || Where.L == Level::Arm) && Prefix.empty();
   for (ast::Stmt *S : Stmts) {
     switch (S->getKind()) {
     case ast::NodeKind::AssignStmt:
-      addAssignment(R, *llvm::cast<ast::AssignStmt>(S), L, Band, At, Prefix);
+      addAssignment(R, *llvm::cast<ast::AssignStmt>(S), Where, Prefix);
       break;
     case ast::NodeKind::LetStmt:
-      if (L != Level::Recipe || !Prefix.empty())
+      if (Where.L != Level::Recipe || !Prefix.empty())
         diag(S->getRange(), DiagID::err_not_allowed_here)
             << "'let'"
-            << (std::string(Where) +
+            << (std::string(Here) +
                 "; declare it in the recipe body and assign it here");
       break; // Declared by declareRecipeNames.
     case ast::NodeKind::BlockStmt: {
       auto *B = llvm::cast<ast::BlockStmt>(S);
       std::string P = (Prefix.empty() ? "" : Prefix.str() + ".") +
                       B->getName().Name.str();
-      collectStatements(R, B->getBody().Stmts, L, Band, At, P);
+      collectStatements(R, B->getBody().Stmts, Where, P);
+      break;
+    }
+    case ast::NodeKind::ArmStmt: {
+      auto *A = llvm::cast<ast::ArmStmt>(S);
+      if (Where.L != Level::Recipe || !Prefix.empty()) {
+        diag(S->getRange(), DiagID::err_not_allowed_here) << "'arm'" << Here;
+        break;
+      }
+      bool Duplicate = false;
+      for (const ArmState *Prev : R.Arms)
+        if (Prev->Name == A->getName().Name) {
+          diag(A->getName().Range, DiagID::err_redefinition) << Prev->Name;
+          Diags.report(Prev->NameRange, DiagID::note_previous_definition)
+              << Prev->Name;
+          Duplicate = true;
+        }
+      if (Duplicate)
+        break;
+      ArmState *Ptr = newArm(R);
+      Ptr->Name = A->getName().Name.str();
+      Ptr->Stmt = A;
+      Ptr->NameRange = A->getName().Range;
+      collectStatements(R, A->getBody().Stmts,
+                        {Level::Arm, Ptr, nullptr, nullptr}, "");
       break;
     }
     case ast::NodeKind::BandStmt: {
       auto *B = llvm::cast<ast::BandStmt>(S);
-      if (L != Level::Recipe || !Prefix.empty()) {
-        diag(S->getRange(), DiagID::err_not_allowed_here) << "'band'" << Where;
+      if (!TopOfBody) {
+        diag(S->getRange(), DiagID::err_not_allowed_here) << "'band'" << Here;
         break;
       }
+      // Band names are unique among the bands a cell can see: the recipe's
+      // and its own arm's.
       for (const BandState *Prev : R.Bands)
-        if (Prev->Name == B->getName().Name) {
+        if (Prev->Name == B->getName().Name &&
+            (!Prev->Arm || !Where.Arm || Prev->Arm == Where.Arm)) {
           diag(B->getName().Range, DiagID::err_redefinition) << Prev->Name;
           Diags.report(Prev->NameRange, DiagID::note_previous_definition)
               << Prev->Name;
@@ -382,51 +464,75 @@ void SemaImpl::collectStatements(RecipeState &R,
       Info->Name = B->getName().Name.str();
       Info->Stmt = B;
       Info->NameRange = B->getName().Range;
+      Info->Arm = Where.Arm;
       BandState *Ptr = Info.get();
       R.Bands.push_back(Ptr);
       Bands.push_back(std::move(Info));
       R.HasBands = true;
-      collectStatements(R, B->getBody().Stmts, Level::Band, Ptr, nullptr, "");
+      collectStatements(R, B->getBody().Stmts,
+                        {Level::Band, Where.Arm, Ptr, nullptr}, "");
       break;
     }
     case ast::NodeKind::AtConcStmt: {
       auto *A = llvm::cast<ast::AtConcStmt>(S);
-      if (L != Level::Recipe || !Prefix.empty()) {
-        diag(S->getRange(), DiagID::err_not_allowed_here) << "'at conc'" << Where;
+      if (!TopOfBody) {
+        diag(S->getRange(), DiagID::err_not_allowed_here)
+            << "'at conc'" << Here;
         break;
       }
       auto Info = std::make_unique<AtConcState>();
       Info->Stmt = A;
+      Info->Arm = Where.Arm;
       AtConcState *Ptr = Info.get();
       R.Ats.push_back(Ptr);
       Ats.push_back(std::move(Info));
-      collectStatements(R, A->getBody().Stmts, Level::AtConc, nullptr, Ptr, "");
+      collectStatements(R, A->getBody().Stmts,
+                        {Level::AtConc, Where.Arm, nullptr, Ptr}, "");
       break;
     }
     case ast::NodeKind::CheckStmt: {
       auto *C = llvm::cast<ast::CheckStmt>(S);
-      R.Checks.push_back({C->getCondition(), C->getMessage(), R.M, Band, At});
+      R.Checks.push_back({C->getCondition(), C->getMessage(), R.M, Where.Arm,
+                          Where.Band, Where.At});
       break;
     }
     case ast::NodeKind::PreflightStmt:
-      R.Preflights.push_back({llvm::cast<ast::PreflightStmt>(S), Band, At});
+      R.Preflights.push_back(
+          {llvm::cast<ast::PreflightStmt>(S), Where.Arm, Where.Band, Where.At});
       break;
     case ast::NodeKind::FileStmt:
-      addFileAssignment(R, *llvm::cast<ast::FileStmt>(S), L, Band, At);
+      addFileAssignment(R, *llvm::cast<ast::FileStmt>(S), Where);
       break;
     default:
       diag(S->getRange(), DiagID::err_not_allowed_here)
           << ("'" + sourceText(S->getRange()).split(' ').first.str() + "'")
-          << Where;
+          << Here;
       break;
     }
   }
 }
 
+/// Where each concurrency of a list is written, for errors: its literal in
+/// the list, else the whole list (or the recipe's name without a list).
+static llvm::SMRange concRange(const AssignmentState *List, llvm::SMRange Fallback,
+                               int64_t C) {
+  if (!List || !List->ValueExpr)
+    return Fallback;
+  if (auto *L = llvm::dyn_cast<ast::ListExpr>(List->ValueExpr))
+    for (const ast::Expr *E : L->getElements())
+      if (auto *I = llvm::dyn_cast<ast::IntegerLiteral>(E))
+        if (I->getValue() == C)
+          return I->getRange();
+  return List->ValueExpr->getRange();
+}
+
 void SemaImpl::matchBands(RecipeState &R) {
   RecipeCells &Out = *R.Out;
   for (BandState *B : R.Bands) {
-    for (int64_t C : Out.Concurrency) {
+    // A recipe band is tested against every arm's concurrencies.
+    const std::vector<int64_t> &Concs =
+        B->Arm ? B->Arm->Concurrency : Out.Concurrency;
+    for (int64_t C : Concs) {
       EvalCtx Ctx;
       Ctx.M = R.M;
       Ctx.Recipe = &R;
@@ -444,37 +550,33 @@ void SemaImpl::matchBands(RecipeState &R) {
   }
   if (!R.HasBands || R.BandsFailed)
     return;
-  // Where each concurrency is written, for errors: its literal in the
-  // list, else the whole list.
-  std::map<int64_t, llvm::SMRange> Literals;
-  if (R.ConcurrencyAssign)
-    if (auto *L = llvm::dyn_cast<ast::ListExpr>(R.ConcurrencyAssign->ValueExpr))
-      for (const ast::Expr *E : L->getElements())
-        if (auto *I = llvm::dyn_cast<ast::IntegerLiteral>(E))
-          Literals.try_emplace(I->getValue(), I->getRange());
-  auto ConcRange = [&](int64_t C) -> llvm::SMRange {
-    if (!R.ConcurrencyAssign)
-      return Out.NameRange;
-    auto It = Literals.find(C);
-    return It != Literals.end() ? It->second
-                                : R.ConcurrencyAssign->ValueExpr->getRange();
-  };
-  for (int64_t C : Out.Concurrency) {
-    std::vector<const BandInfo *> In;
+  for (ArmState *Arm : R.Arms) {
+    std::vector<const BandInfo *> Visible;
     for (BandState *B : R.Bands)
-      if (std::binary_search(B->Concs.begin(), B->Concs.end(), C))
-        In.push_back(B);
-    if (In.empty()) {
-      diag(ConcRange(C), DiagID::err_conc_in_no_band) << C;
+      if (!B->Arm || B->Arm == Arm)
+        Visible.push_back(B);
+    if (Visible.empty())
       continue;
-    }
-    if (In.size() > 1) {
-      auto Diag = report(ConcRange(C), DiagID::err_band_overlap);
-      Diag << C << In[0]->Name << In[1]->Name;
-      Diag.note(In[0]->NameRange.Start, DiagID::note_band_here)
-          << In[0]->Name << In[0]->NameRange;
-      Diag.note(In[1]->NameRange.Start, DiagID::note_band_here)
-          << In[1]->Name << In[1]->NameRange;
+    const AssignmentState *List = R.ArmConcurrencyAssign[Arm->Index];
+    for (int64_t C : Arm->Concurrency) {
+      std::vector<const BandInfo *> In;
+      for (const BandInfo *B : Visible)
+        if (std::binary_search(B->Concs.begin(), B->Concs.end(), C))
+          In.push_back(B);
+      llvm::SMRange Where = concRange(List, Out.NameRange, C);
+      if (In.empty()) {
+        diag(Where, DiagID::err_conc_in_no_band) << C;
+        continue;
+      }
+      if (In.size() > 1) {
+        // One list shared by several arms: one report per place.
+        auto Diag = diag(Where, DiagID::err_band_overlap);
+        Diag << C << In[0]->Name << In[1]->Name;
+        Diag.note(In[0]->NameRange.Start, DiagID::note_band_here)
+            << In[0]->Name << In[0]->NameRange;
+        Diag.note(In[1]->NameRange.Start, DiagID::note_band_here)
+            << In[1]->Name << In[1]->NameRange;
+      }
     }
   }
   for (BandState *B : R.Bands)
@@ -484,16 +586,19 @@ void SemaImpl::matchBands(RecipeState &R) {
 
 void SemaImpl::matchAts(RecipeState &R) {
   RecipeCells &Out = *R.Out;
-  auto InList = [&](int64_t C) {
-    return std::binary_search(Out.Concurrency.begin(), Out.Concurrency.end(),
-                              C);
-  };
-  auto NoteList = [&](DiagnosticBuilder &B) {
-    if (R.ConcurrencyAssign)
-      B.note(R.ConcurrencyAssign->Range.Start, DiagID::note_concurrency_here)
-          << R.ConcurrencyAssign->Range;
-  };
   for (AtConcState *At : R.Ats) {
+    const std::vector<int64_t> &List =
+        At->Arm ? At->Arm->Concurrency : Out.Concurrency;
+    const AssignmentState *ListAssign =
+        At->Arm ? R.ArmConcurrencyAssign[At->Arm->Index] : R.ConcurrencyAssign;
+    auto InList = [&](int64_t C) {
+      return std::binary_search(List.begin(), List.end(), C);
+    };
+    auto NoteList = [&](DiagnosticBuilder &B) {
+      if (ListAssign && ListAssign->Range.isValid())
+        B.note(ListAssign->Range.Start, DiagID::note_concurrency_here)
+            << ListAssign->Range;
+    };
     for (const ast::Expr *E : At->Stmt->getConcs()) {
       EvalCtx Ctx;
       Ctx.M = R.M;
@@ -505,15 +610,18 @@ void SemaImpl::matchAts(RecipeState &R) {
       std::vector<int64_t> Items;
       if (V->kind() == ValueKind::Int) {
         if (!InList(V->getInt())) {
-          auto B = diag(E->getRange(), DiagID::err_conc_not_in_list);
+          auto B = At->Arm ? diag(E->getRange(), DiagID::err_conc_not_in_arm)
+                           : diag(E->getRange(), DiagID::err_conc_not_in_list);
           B << V->getInt();
+          if (At->Arm)
+            B << At->Arm->Name;
           NoteList(B);
           continue;
         }
         Items.push_back(V->getInt());
       } else if (V->kind() == ValueKind::Range) {
-        // Only the recipe's concurrencies, never the range itself (F12).
-        for (int64_t C : Out.Concurrency)
+        // Only the listed concurrencies, never the range itself (F12).
+        for (int64_t C : List)
           if (rangeContains(V->getLo(), V->getHi(), V->getStep(), C))
             Items.push_back(C);
         if (Items.empty()) {
@@ -536,21 +644,9 @@ void SemaImpl::matchAts(RecipeState &R) {
 }
 
 void SemaImpl::linkServerCells(RecipeState &R) {
-  RecipeCells &Out = *R.Out;
   for (AtConcState *At : R.Ats) {
     if (!At->Server)
       continue;
-    bool Known = std::binary_search(Out.Concurrency.begin(),
-                                    Out.Concurrency.end(), At->ServerConc);
-    if (!Known) {
-      auto B = diag(At->Server->ValueExpr->getRange(),
-                    DiagID::err_server_cell_not_conc);
-      B << At->ServerConc;
-      if (R.ConcurrencyAssign)
-        B.note(R.ConcurrencyAssign->Range.Start, DiagID::note_concurrency_here)
-            << R.ConcurrencyAssign->Range;
-      continue;
-    }
     // The block pins the whole server: a server-side assignment beside it
     // would be silently ignored.
     for (const AssignmentState *A : R.Assignments)
@@ -564,26 +660,50 @@ void SemaImpl::linkServerCells(RecipeState &R) {
         B.note(At->Server->Range.Start, DiagID::note_server_cell_here)
             << At->ServerConc << At->Server->Range;
       }
-    for (int64_t C : At->Concs) {
-      CellState &CS = R.Cells[C];
-      if (CS.C->ServerFrom) {
-        const Assignment *Prev = R.ServerAssign[C];
-        auto B = report(At->Server->Range, DiagID::err_duplicate_assignment);
-        B << "server" << C;
-        B.note(Prev->Range.Start, DiagID::note_also_set_here)
-            << Prev->describeSite() << Prev->Range;
+    for (ArmState *Arm : R.Arms) {
+      if (At->Arm && At->Arm != Arm)
+        continue;
+      std::vector<int64_t> Mine;
+      for (int64_t C : At->Concs)
+        if (std::binary_search(Arm->Concurrency.begin(), Arm->Concurrency.end(),
+                               C))
+          Mine.push_back(C);
+      if (Mine.empty())
+        continue;
+      // N is a cell of the same arm.
+      if (!std::binary_search(Arm->Concurrency.begin(), Arm->Concurrency.end(),
+                              At->ServerConc)) {
+        auto B = diag(At->Server->ValueExpr->getRange(),
+                      DiagID::err_server_cell_not_conc);
+        B << At->ServerConc
+          << (Arm->Name.empty() ? std::string("the recipe")
+                                : "arm '" + Arm->Name + "'");
+        if (const AssignmentState *L = R.ArmConcurrencyAssign[Arm->Index];
+            L && L->Range.isValid())
+          B.note(L->Range.Start, DiagID::note_concurrency_here) << L->Range;
         continue;
       }
-      CS.C->ServerFrom = At->ServerConc;
-      R.ServerAssign[C] = At->Server;
+      for (int64_t C : Mine) {
+        CellState &CS = R.Cells[{Arm->Index, C}];
+        if (CS.C->ServerFrom) {
+          const AssignmentState *Prev = R.ServerAssign[{Arm->Index, C}];
+          auto B = report(At->Server->Range, DiagID::err_duplicate_assignment);
+          B << "server" << CS.C->label();
+          B.note(Prev->Range.Start, DiagID::note_also_set_here)
+              << Prev->describeSite() << Prev->Range;
+          continue;
+        }
+        CS.C->ServerFrom = At->ServerConc;
+        R.ServerAssign[{Arm->Index, C}] = At->Server;
+      }
     }
   }
   // Follow chains to their end; a cycle is an error and leaves its cells
   // with their own servers.
-  for (auto &[Conc, CS] : R.Cells) {
+  for (auto &[Key, CS] : R.Cells) {
     if (!CS.C->ServerFrom)
       continue;
-    std::vector<int64_t> Chain = {Conc};
+    std::vector<int64_t> Chain = {Key.second};
     int64_t Next = *CS.C->ServerFrom;
     bool Cycle = false;
     while (true) {
@@ -593,7 +713,7 @@ void SemaImpl::linkServerCells(RecipeState &R) {
         break;
       }
       Chain.push_back(Next);
-      const Cell *NC = R.Cells[Next].C;
+      const Cell *NC = R.Cells[{Key.first, Next}].C;
       if (!NC->ServerFrom)
         break;
       Next = *NC->ServerFrom;
@@ -602,12 +722,12 @@ void SemaImpl::linkServerCells(RecipeState &R) {
       std::string Text;
       for (size_t N = 0; N < Chain.size(); ++N)
         Text += (N ? " -> " : "") + std::to_string(Chain[N]);
-      diag(R.ServerAssign[Conc]->Range, DiagID::err_server_cell_cycle) << Text;
+      diag(R.ServerAssign[Key]->Range, DiagID::err_server_cell_cycle) << Text;
       continue;
     }
     CS.C->ServerRoot = Chain.back();
   }
-  for (auto &[Conc, CS] : R.Cells)
+  for (auto &[Key, CS] : R.Cells)
     if (CS.C->ServerFrom && !CS.C->ServerRoot)
       CS.C->ServerFrom.reset();
 }
@@ -626,40 +746,160 @@ void SemaImpl::applySets(RecipeState &R) {
                                                       << "'--set'";
       continue;
     }
-    if (!checkAssignable(R, S.Name, S.NameRange, Level::CommandLine) ||
-        !S.Value)
+    std::string Name = S.Name, Role;
+    if (!splitRole(R, Name, Role, S.NameRange) ||
+        !checkAssignable(R, Name, S.NameRange, Level::CommandLine) || !S.Value)
       continue;
     // Evaluated in each cell like an assignment in the recipe body: it may
     // read `conc` and other knobs, late-bound.
     auto A = std::make_unique<AssignmentState>();
-    A->Name = S.Name;
+    A->Name = Name;
+    A->Role = Role;
     A->L = Level::CommandLine;
     A->setValueExpr(S.Value);
     A->Range = S.Range;
     A->NameRange = S.NameRange;
     A->M = R.M;
-    R.ByName[A->Name].push_back(A.get());
+    if (llvm::StringRef(Name).startswith("router."))
+      R.RouterAssignments.push_back(A.get());
+    else
+      R.ByName[A->Name].push_back(A.get());
     keepAssignment(R, std::move(A));
   }
 }
 
-void SemaImpl::bindConcurrency(RecipeState &R) {
-  // The header evaluated the first assignment of the highest level.
-  AssignmentState *From = nullptr;
-  for (AssignmentState *A : R.ByName["concurrency"])
-    if (!From || A->L > From->L)
-      From = A;
-  R.ConcurrencyAssign = From;
+void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
   RecipeCells &Out = *R.Out;
-  if (!From || Out.Concurrency.empty())
-    return;
-  Out.ConcurrencyValue.L = From->L;
-  Out.ConcurrencyValue.From = From;
-  R.SameInEveryCell.insert("concurrency");
-  From->EffectiveIn = Out.Concurrency;
-  for (AssignmentState *A : R.ByName["concurrency"])
-    if (A->L < From->L)
-      A->ShadowedBy = From;
+  std::vector<AssignmentState *> &As = R.ByName["concurrency"];
+  // Each list is evaluated once, whatever the number of arms sharing it.
+  std::map<const AssignmentState *, std::optional<std::vector<int64_t>>> Lists;
+  std::map<const AssignmentState *, Value> Values;
+  auto Evaluate = [&](AssignmentState *A) -> std::optional<std::vector<int64_t>> {
+    auto [It, New] = Lists.try_emplace(A);
+    if (!New)
+      return It->second;
+    EvalCtx Ctx;
+    Ctx.M = A->M;
+    Ctx.Recipe = &R;
+    Ctx.What = "the recipe's 'concurrency'";
+    std::optional<Value> V = eval(A->ValueExpr, Ctx);
+    if (!V)
+      return std::nullopt;
+    Type T = Type::listOf(Type::of(Type::Int));
+    std::optional<Value> C = conformTo(*V, T);
+    if (!C) {
+      diag(A->ValueExpr->getRange(), DiagID::err_type_mismatch)
+          << "concurrency" << T.str() << V->describeType() << V->str();
+      return std::nullopt;
+    }
+    std::vector<int64_t> List;
+    const ast::Expr *Where = A->ValueExpr;
+    warnLinearConcurrency(Where, A->M);
+    if (C->listSize() == 0)
+      diag(Where->getRange(), DiagID::err_concurrency_empty);
+    for (Value E : C->elements()) {
+      int64_t N = E.getInt();
+      // The runtime runs a conc in [1, MaxConcurrency] only (F11).
+      if (N < 1 || N > MaxConcurrency) {
+        report(Where->getRange(), DiagID::err_concurrency_out_of_range)
+            << N << MaxConcurrency;
+        continue;
+      }
+      if (!List.empty() && N <= List.back()) {
+        diag(Where->getRange(), DiagID::err_concurrency_order)
+            << N << List.back();
+        continue;
+      }
+      List.push_back(N);
+    }
+    // Past the cap no cell is expanded: the list is refused as a whole.
+    if (List.size() > size_t(MaxCellsPerRecipe)) {
+      diag(Where->getRange(), DiagID::err_too_many_cells)
+          << Out.Name << List.size() << MaxCellsPerRecipe;
+      List.clear();
+    }
+    Values[A] = *C;
+    It->second = List;
+    return List;
+  };
+
+  R.ArmConcurrencyAssign.assign(R.Arms.size(), nullptr);
+  Out.ArmConcurrency.assign(R.Arms.size(), ResolvedValue());
+  size_t Total = 0;
+  for (ArmState *Arm : R.Arms) {
+    AssignmentState *From = nullptr;
+    for (AssignmentState *A : As)
+      if ((!A->Arm || A->Arm == Arm) && (!From || A->L > From->L))
+        From = A;
+    if (!From) {
+      if (Arm->Name.empty())
+        diag(Out.NameRange, DiagID::err_missing_field)
+            << Out.Name << "concurrency";
+      else
+        diag(Arm->NameRange, DiagID::err_arm_no_concurrency) << Arm->Name;
+      continue;
+    }
+    R.ArmConcurrencyAssign[Arm->Index] = From;
+    for (AssignmentState *A : As)
+      if (A != From && (!A->Arm || A->Arm == Arm) && A->L < From->L &&
+          !A->ShadowedBy)
+        A->ShadowedBy = From;
+    std::optional<std::vector<int64_t>> List = Evaluate(From);
+    if (!List || List->empty())
+      continue;
+    Arm->Concurrency = *List;
+    Total += List->size();
+    // `geometric(a, b)` with InferenceX's factor 2: a `conc-start`/`conc-end`
+    // pair in --emit inferencex.
+    if (auto *Call = llvm::dyn_cast_or_null<ast::CallExpr>(From->ValueExpr))
+      if (auto *Callee = llvm::dyn_cast<ast::NameExpr>(Call->getCallee());
+          Callee && Callee->getName().Name == "geometric") {
+        bool Factor2 = true;
+        for (size_t I = 0; I < Call->getArgs().size(); ++I) {
+          const ast::Argument &A = Call->getArgs()[I];
+          if (A.isNamed() ? A.Name.Name == "factor" : I == 2) {
+            auto *Lit = llvm::dyn_cast<ast::IntegerLiteral>(A.Value);
+            Factor2 = Lit && Lit->getValue() == 2;
+          }
+        }
+        if (Factor2)
+          Arm->Geometric = std::make_pair(List->front(), List->back());
+      }
+    ResolvedValue &V = Out.ArmConcurrency[Arm->Index];
+    V.V = Values[From];
+    V.L = From->L;
+    V.From = From;
+    From->EffectiveIn.insert(From->EffectiveIn.end(), List->begin(),
+                             List->end());
+  }
+  // Every arm's cells count toward the cap.
+  if (Total > size_t(MaxCellsPerRecipe) && Out.hasArms()) {
+    diag(Out.NameRange, DiagID::err_too_many_cells)
+        << Out.Name << Total << MaxCellsPerRecipe;
+    for (ArmState *Arm : R.Arms)
+      Arm->Concurrency.clear();
+  }
+  for (ArmState *Arm : R.Arms)
+    Out.Concurrency.insert(Out.Concurrency.end(), Arm->Concurrency.begin(),
+                           Arm->Concurrency.end());
+  std::sort(Out.Concurrency.begin(), Out.Concurrency.end());
+  Out.Concurrency.erase(
+      std::unique(Out.Concurrency.begin(), Out.Concurrency.end()),
+      Out.Concurrency.end());
+  // The recipe's own list (what `--emit cells` shows once).
+  AssignmentState *RecipeList = nullptr;
+  for (AssignmentState *A : As)
+    if (!A->Arm && (!RecipeList || A->L > RecipeList->L))
+      RecipeList = A;
+  R.ConcurrencyAssign = RecipeList;
+  if (RecipeList && Values.count(RecipeList)) {
+    Out.ConcurrencyValue.V = Values[RecipeList];
+    Out.ConcurrencyValue.L = RecipeList->L;
+    Out.ConcurrencyValue.From = RecipeList;
+  }
+  // One arm: the list is the same in every cell (F12).
+  if (R.Arms.size() == 1 && Out.ArmConcurrency[0].From)
+    R.SameInEveryCell.insert("concurrency");
 }
 
 void SemaImpl::analyzeRecipe(EntityState &Recipe) {
@@ -702,39 +942,59 @@ void SemaImpl::analyzeRecipe(EntityState &Recipe) {
     keepAssignment(R, std::move(A));
   };
   Builtin("mode", Value::enumMember(builtinEnum("mode"), "bench"));
+  Builtin("server_reuse",
+          Value::enumMember(builtinEnum("server_reuse"), "cell"));
   Builtin("topology",
-          Value::record("aggregated", {{Value::string("nodes"), Value::integer(1)}}));
+          Value::record("aggregated",
+                        {{Value::string("nodes"), Value::none()},
+                         {Value::string("replicas"), Value::integer(1)},
+                         {Value::string("router"), Value::none()}}));
 
-  collectStatements(R, Recipe.Decl->getBody().Stmts, Level::Recipe, nullptr,
-                    nullptr, "");
+  collectStatements(R, Recipe.Decl->getBody().Stmts, Site(), "");
   applySets(R);
-  bindConcurrency(R);
+  // A recipe without `arm` statements is one unnamed arm.
+  if (R.Arms.empty())
+    newArm(R);
+  evaluateArmConcurrency(R);
 
-  Out.Cells.resize(Out.Concurrency.size());
-  for (size_t N = 0; N < Out.Concurrency.size(); ++N) {
-    Out.Cells[N].Conc = Out.Concurrency[N];
-    CellState &CS = R.Cells[Out.Concurrency[N]];
-    CS.C = &Out.Cells[N];
-    CS.R = &R;
-  }
+  size_t NumCells = 0;
+  for (ArmState *Arm : R.Arms)
+    NumCells += Arm->Concurrency.size();
+  Out.Cells.resize(NumCells);
+  size_t N = 0;
+  for (ArmState *Arm : R.Arms)
+    for (int64_t C : Arm->Concurrency) {
+      Cell &Cl = Out.Cells[N++];
+      Cl.Conc = C;
+      Cl.Arm = Arm;
+      CellState &CS = R.Cells[{Arm->Index, C}];
+      CS.C = &Cl;
+      CS.R = &R;
+    }
   // An empty list has been reported (empty, out of range, too long, not
   // evaluable); bands and `at conc` lists have nothing to match.
-  if (!Out.Concurrency.empty()) {
+  if (NumCells) {
     matchBands(R);
     matchAts(R);
     linkServerCells(R);
   }
   for (BandState *B : R.Bands)
-    for (int64_t C : B->Concs)
-      if (!R.Cells[C].C->Band)
-        R.Cells[C].C->Band = B;
+    for (ArmState *Arm : R.Arms) {
+      if (B->Arm && B->Arm != Arm)
+        continue;
+      for (int64_t C : B->Concs) {
+        auto It = R.Cells.find({Arm->Index, C});
+        if (It != R.Cells.end() && !It->second.C->Band)
+          It->second.C->Band = B;
+      }
+    }
 
-  if (Out.Engine && Out.Hardware && Out.Model && !Out.Concurrency.empty()) {
+  if (Out.Engine && Out.Hardware && Out.Model && NumCells) {
     unsigned Errors = Diags.errorCount();
-    for (auto &[Conc, CS] : R.Cells)
+    for (auto &[Key, CS] : R.Cells)
       if (!CS.C->ServerRoot)
         resolveCell(R, CS);
-    for (auto &[Conc, CS] : R.Cells)
+    for (auto &[Key, CS] : R.Cells)
       resolveCell(R, CS);
     R.CellsFailed = Diags.errorCount() > Errors;
     reportDeadAssignments(R);

@@ -35,10 +35,6 @@ struct ProcessState {
 };
 } // namespace
 
-static std::string processLabel(const ServerProcess &P) {
-  return P.Role + std::to_string(P.Rank);
-}
-
 /// Map with member Path set to V; nullopt when Path, or an object on the
 /// way to it, is already set.
 static std::optional<Value> withMember(const Value &Map,
@@ -171,17 +167,31 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
   return true;
 }
 
-void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ServerProcess &P,
+void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
                              std::map<std::string, KnobRenderState> &Knobs) {
-  const EntityState *Engine = R.Engine;
+  const EntityState *Template = &stateOf(*P.Template);
   ProcessState PS;
+  // A `server = cell(N)` cell starts from N's processes: it renders its own.
+  P.Renderings.clear();
+  P.Files.clear();
   std::vector<Rendering> &Out = P.Renderings;
   std::vector<std::pair<GeneratedFile, llvm::SMRange>> Files;
-  EvalCtx Ctx;
-  Ctx.Cell = &CS;
-  Ctx.Recipe = &R;
-  Ctx.What = "a rendering";
-  Ctx.Process = &P;
+  EvalCtx Ctx = processCtx(R, CS, P, Template->Owner, "a rendering");
+  // An engine knob's value is the cell's (for the process's role); a
+  // router's or service's, the process's own. A process's `port` is the
+  // one it was given (`port + i` for the i-th of its template on a node).
+  std::optional<ResolvedValue> PortValue;
+  auto ValueOf = [&](llvm::StringRef Name) -> const ResolvedValue * {
+    const ResolvedValue *RV = P.K == ProcessInfo::Engine
+                                  ? CS.C->find(Name, P.ValueRole)
+                                  : P.findKnob(Name);
+    if (Name == "port" && P.Port && RV) {
+      PortValue = *RV;
+      PortValue->V = Value::integer(*P.Port);
+      return &*PortValue;
+    }
+    return RV;
+  };
 
   auto AddFile = [&](const ast::StringLiteral *NameLit, const ast::Expr *Body) {
     std::optional<Value> Name = eval(NameLit, Ctx);
@@ -210,11 +220,11 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ServerProcess &P,
         {{Name->getString(), Content->getString()}, NameLit->getRange()});
   };
 
-  for (const TemplateMember &Member : Engine->Body) {
+  for (const TemplateMember &Member : Template->Body) {
     Ctx.M = Member.M;
     if (auto *K = llvm::dyn_cast<ast::KnobStmt>(Member.S)) {
-      const KnobInfo *Info = Engine->findKnob(K->getName().Name);
-      const ResolvedValue *RV = CS.C->find(K->getName().Name);
+      const KnobInfo *Info = Template->findKnob(K->getName().Name);
+      const ResolvedValue *RV = ValueOf(K->getName().Name);
       if (!Info || Info->Stmt != K || !RV || Info->Renders.empty())
         continue;
       KnobRender State;
@@ -234,7 +244,7 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ServerProcess &P,
             // drops the forced acceptance) is deliberate, not a mistake.
             bool FromCommandLine =
                 llvm::any_of(Read, [&](const std::string &N) {
-                  const ResolvedValue *D = CS.C->find(N);
+                  const ResolvedValue *D = CS.C->find(N, P.ValueRole);
                   return D && D->L == Level::CommandLine;
                 });
             if (FromCommandLine)
@@ -367,17 +377,27 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
   Cell &C = *CS.C;
   // A cell whose topology could not be laid out still shows one server's
   // renderings.
-  if (C.Servers.empty())
-    C.Servers.push_back({"server", 0, 0, C.Gpus, {}, {}});
+  if (C.Processes.empty()) {
+    ProcessInfo P;
+    P.Name = "server";
+    P.Role = "server";
+    P.Template = R.Out->Engine;
+    P.Gpus = C.Gpus;
+    C.Processes.push_back(std::move(P));
+  }
+  // Whether an engine knob rendered, over the engine processes; routers'
+  // and services' knobs are their own.
   std::map<std::string, KnobRenderState> Knobs;
   unsigned Errors = Diags.errorCount();
-  for (ServerProcess &P : C.Servers)
-    renderProcess(R, CS, P, Knobs);
+  for (ProcessInfo &P : C.Processes) {
+    std::map<std::string, KnobRenderState> Other;
+    renderProcess(R, CS, P, P.K == ProcessInfo::Engine ? Knobs : Other);
+  }
 
   // The cell's files: each process's (one content per name), then the
   // recipe's `file` statements.
-  std::map<std::string, const ServerProcess *> From;
-  for (const ServerProcess &P : C.Servers)
+  std::map<std::string, const ProcessInfo *> From;
+  for (const ProcessInfo &P : C.Processes)
     for (const GeneratedFile &F : P.Files) {
       auto Same = llvm::find_if(
           C.Files, [&](const GeneratedFile &G) { return G.Name == F.Name; });
@@ -386,8 +406,7 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
         From[F.Name] = &P;
       } else if (Same->Content != F.Content) {
         report(R.Out->NameRange, DiagID::err_file_differs)
-            << F.Name << processLabel(*From[F.Name]) << processLabel(P)
-            << C.Conc;
+            << F.Name << From[F.Name]->Name << P.Name << cellLabel(CS);
       }
     }
   for (const auto &[Name, RV] : C.Values) {
@@ -396,8 +415,12 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     std::string File = Name.substr(5);
     if (From.count(File)) {
       const Assignment *A = RV.From;
+      const ProcessInfo &Writer = *From[File];
+      const char *Kind = Writer.K == ProcessInfo::Engine   ? "engine '"
+                         : Writer.K == ProcessInfo::Router ? "router '"
+                                                           : "service '";
       report(A ? A->NameRange : R.Out->NameRange, DiagID::err_file_clash)
-          << File << ("engine '" + R.Out->Engine->Name + "'");
+          << File << (Kind + Writer.Template->Name + "'");
       continue;
     }
     C.Files.push_back({File, RV.V.getString()});
@@ -413,13 +436,13 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
   for (const auto &[Name, State] : Knobs) {
     if (State.Rendered || !State.Blocked || !State.FalseCond)
       continue;
-    const ResolvedValue *RV = C.find(Name);
+    const ResolvedValue *RV = C.find(Name, C.Roles.empty() ? "" : C.Roles[0]);
     if (!RV || !RV->From || RV->V.isNone() || RV->L == Level::Default ||
         RV->L == Level::ServerFrom)
       continue;
     SilentKnob &S = R.Silent[RV->From];
     S.Cond = State.FalseCond;
-    S.Cells.push_back(C.Conc);
+    S.Cells.push_back(C.id());
   }
 }
 
@@ -435,7 +458,7 @@ void SemaImpl::reportSilentKnobs(RecipeState &R) {
       continue;
     std::string Cells = S.Cells.size() == 1 ? "cell " : "cells ";
     for (size_t N = 0; N < S.Cells.size(); ++N)
-      Cells += (N ? ", c" : "c") + std::to_string(S.Cells[N]);
+      Cells += (N ? ", " : "") + S.Cells[N];
     diag(A->NameRange, DiagID::warn_knob_renders_nothing)
         << A->Name << Cells << sourceText(S.Cond->getRange());
   }

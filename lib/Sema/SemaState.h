@@ -17,6 +17,7 @@
 
 namespace arecipe {
 namespace ast {
+class ArmStmt;
 class AtConcStmt;
 class BandStmt;
 class EntityDecl;
@@ -36,7 +37,8 @@ struct RenderInfo {
   std::string Target;   ///< The flag, variable or file; empty for `arg(s)`.
   std::string Key;      ///< The member ("a.b") for `json`, `yaml`, `json_file`.
   std::string Negative; ///< `switch "--x" else "--no-x"`: the false form.
-  Rendering::ListMode Mode = Rendering::Single;
+  using ListMode = Rendering::ListMode;
+  ListMode Mode = Rendering::Single; ///< `flag ... each|spread`.
   const ast::Expr *Cond = nullptr;
 };
 
@@ -75,8 +77,14 @@ struct EntityState : EntityInfo {
   /// `file` statements in rendering order -- the parent's members (a
   /// redeclared knob in place), then this declaration's own.
   std::vector<TemplateMember> Body;
+  /// The per-cell formulas of an engine (docs/language.md §5.1): `gpus`
+  /// (GPUs one replica uses), `headless` (per process; null: `node > 0`)
+  /// and the `report { ... }` members, in declaration order. They are
+  /// evaluated in each cell and role, never as constants.
+  const ast::Expr *GpusExpr = nullptr;
+  const ast::Expr *HeadlessExpr = nullptr;
+  std::vector<std::pair<std::string, const ast::Expr *>> Report;
 
-  bool isTemplate() const { return K == Engine || K == Router || K == Service; }
   const KnobInfo *findKnob(llvm::StringRef Name) const;
 };
 
@@ -86,6 +94,15 @@ inline EntityState &stateOf(const EntityInfo &E) {
 }
 
 struct AssignmentState;
+
+struct ArmState : ArmInfo {
+  const ast::ArmStmt *Stmt = nullptr;
+};
+
+/// Every ArmInfo is one of Sema's.
+inline const ArmState &stateOf(const ArmInfo &A) {
+  return static_cast<const ArmState &>(A);
+}
 
 struct BandState : BandInfo {
   const ast::BandStmt *Stmt = nullptr;
@@ -101,12 +118,14 @@ struct AssignmentState : Assignment {
   /// Null for built-in defaults; the `cell(N)` call for `server`.
   const ast::Expr *ValueExpr = nullptr;
   Module *M = nullptr; ///< Where names in ValueExpr are looked up.
-  /// Cells (by concurrency) where this assignment gave the value.
+  /// Cells (by concurrency) where this assignment gave the value, in any
+  /// arm and role.
   std::vector<int64_t> EffectiveIn;
   /// Why it did not take effect where it applied, for the dead-assignment
   /// warning: the first assignment that shadowed it.
   const AssignmentState *ShadowedBy = nullptr;
-  int64_t ShadowedInServerOf = 0; ///< Non-zero: shadowed by cell(N).
+  /// The `server = cell(N)` that shadowed it in a cell, or null.
+  const AssignmentState *ShadowedInServerOf = nullptr;
 
   void setValueExpr(const ast::Expr *E);
 };

@@ -137,6 +137,12 @@ Value Value::record(llvm::StringRef Name,
   V.P = std::move(P);
   return V;
 }
+Value Value::instance(const EntityInfo *Template,
+                      std::vector<std::pair<Value, Value>> Args) {
+  Value V = record(Template->Name, std::move(Args));
+  V.Entity = Template;
+  return V;
+}
 Value Value::server(int64_t Conc) {
   Value V;
   V.Kind = ValueKind::Server;
@@ -522,7 +528,10 @@ std::string Type::str() const {
     Out = "topology ('aggregated(...)' or 'disaggregated(...)')";
     break;
   case Router:
-    Out = "router ('atomesh(...)')";
+    Out = "router (a router declaration, e.g. 'atomesh(...)')";
+    break;
+  case Service:
+    Out = "service (a service declaration, e.g. 'mooncake_master(...)')";
     break;
   case Server:
     Out = "'cell(N)'";
@@ -650,7 +659,15 @@ std::optional<Value> arecipe::sema::conformTo(const Value &V, const Type &T) {
     return IsRecord({"aggregated", "disaggregated"}) ? std::optional<Value>(V)
                                                      : std::nullopt;
   case Type::Router:
-    return IsRecord({"atomesh"}) ? std::optional<Value>(V) : std::nullopt;
+  case Type::Service: {
+    // A router or service declaration, bare or called with its knobs.
+    EntityInfo::Kind Want =
+        T.K == Type::Router ? EntityInfo::Router : EntityInfo::Service;
+    bool Ok =
+        (V.kind() == ValueKind::Entity || V.kind() == ValueKind::Record) &&
+        V.getEntity() && V.getEntity()->K == Want;
+    return Ok ? std::optional<Value>(V) : std::nullopt;
+  }
   case Type::Server:
     return V.kind() == ValueKind::Server ? std::optional<Value>(V)
                                          : std::nullopt;
@@ -971,88 +988,4 @@ std::string arecipe::sema::toJSON(const Value &V) {
     return nlohmann::json(S ? *S : V.str()).dump();
   }
   }
-}
-
-// Cell.h helpers.
-
-llvm::StringRef arecipe::sema::getSpelling(Level L) {
-  switch (L) {
-  case Level::Default:
-    return "default";
-  case Level::Recipe:
-    return "recipe";
-  case Level::Band:
-    return "band";
-  case Level::AtConc:
-    return "at-conc";
-  case Level::ServerFrom:
-    return "server-from";
-  case Level::CommandLine:
-    return "command-line";
-  }
-  return "?";
-}
-
-bool EnumInfo::hasMember(llvm::StringRef M) const {
-  return std::find(Members.begin(), Members.end(), M) != Members.end();
-}
-
-std::string Assignment::describeSite() const {
-  switch (L) {
-  case Level::Default:
-    return IsKnobDefault ? "the engine default" : "the built-in default";
-  case Level::Recipe:
-    return "the recipe body";
-  case Level::Band:
-    return "band '" + Band->Name + "'";
-  case Level::AtConc: {
-    std::string S = "'at conc ";
-    for (size_t N = 0; N < At->Concs.size(); ++N)
-      S += (N ? ", " : "") + std::to_string(At->Concs[N]);
-    return S + "'";
-  }
-  case Level::ServerFrom:
-    return "'server = cell(...)'";
-  case Level::CommandLine:
-    return "the command line";
-  }
-  return "?";
-}
-
-llvm::ArrayRef<Rendering> Cell::renderings() const {
-  if (Servers.empty())
-    return {};
-  return Servers.front().Renderings;
-}
-
-const ResolvedValue *Cell::find(llvm::StringRef Name) const {
-  auto It = Values.find(Name.str());
-  return It == Values.end() ? nullptr : &It->second;
-}
-
-const Cell *RecipeCells::findCell(int64_t Conc) const {
-  auto It =
-      std::lower_bound(Cells.begin(), Cells.end(), Conc,
-                       [](const Cell &C, int64_t X) { return C.Conc < X; });
-  return It != Cells.end() && It->Conc == Conc ? &*It : nullptr;
-}
-
-const ResolvedValue *RecipeCells::find(const Cell &C,
-                                       llvm::StringRef Name) const {
-  if (Name == "concurrency")
-    return ConcurrencyValue.From ? &ConcurrencyValue : nullptr;
-  return C.find(Name);
-}
-
-std::vector<const Assignment *>
-RecipeCells::assignmentsTo(llvm::StringRef Name) const {
-  std::vector<const Assignment *> Out;
-  for (const Assignment *A : Assignments)
-    if (A->Name == Name)
-      Out.push_back(A);
-  std::stable_sort(Out.begin(), Out.end(),
-                   [](const Assignment *A, const Assignment *B) {
-                     return A->L < B->L;
-                   });
-  return Out;
 }

@@ -75,6 +75,9 @@ cl::opt<std::string> Explain("explain",
                             cl::value_desc("knob"), cl::cat(Category));
 cl::opt<int64_t> ExplainConc("conc", cl::desc("The cell --explain looks at"),
                              cl::value_desc("N"), cl::init(-1), cl::cat(Category));
+cl::opt<std::string>
+    ExplainArm("arm", cl::desc("The arm of the cell --explain looks at"),
+               cl::value_desc("name"), cl::cat(Category));
 cl::list<std::string> Sets("set", cl::desc("Override a knob in every cell"),
                            cl::value_desc("name=value"), cl::cat(Category));
 cl::opt<PlanMode> Mode(
@@ -163,6 +166,14 @@ bool emit(frontend::CompilerInstance &CI, const sema::Compilation *Old) {
   if (SyntaxOnly || (Emit == EmitKind::Nothing && Explain.empty()))
     return true;
   DiagnosticEngine &Diags = CI.getDiagnostics();
+  // A plan that cannot be built writes nothing: the output file is opened
+  // (and an older one replaced) only once there is something to write.
+  codegen::PlanLowering *Plan = nullptr;
+  if (Emit == EmitKind::Plan || Emit == EmitKind::Shell) {
+    Plan = CI.lowerPlan();
+    if (!Plan)
+      return false;
+  }
   std::error_code EC;
   llvm::raw_fd_ostream OS(OutputFilename, EC, llvm::sys::fs::OF_None);
   if (EC) {
@@ -177,20 +188,12 @@ bool emit(frontend::CompilerInstance &CI, const sema::Compilation *Old) {
   case EmitKind::Cells:
     sema::emitCellsJSON(CI.getSema(), OS);
     break;
-  case EmitKind::Plan: {
-    codegen::PlanLowering *Plan = CI.lowerPlan();
-    if (!Plan)
-      return false;
+  case EmitKind::Plan:
     codegen::emitPlan(*Plan, OS);
     break;
-  }
-  case EmitKind::Shell: {
-    codegen::PlanLowering *Plan = CI.lowerPlan();
-    if (!Plan)
-      return false;
+  case EmitKind::Shell:
     codegen::emitShell(*Plan, OS);
     break;
-  }
   case EmitKind::InferenceX:
     codegen::emitInferenceX(CI.getSema(), OS);
     break;
@@ -243,7 +246,8 @@ int compile(frontend::CompilerInstance &CI) {
       !checkPlansBuild(CI.getSema(), Diags))
     return ExitRecipeErrors;
   if (!Explain.empty()) {
-    if (!sema::explainKnob(CI.getSema(), Explain, ExplainConc, llvm::outs(),
+    if (!sema::explainKnob(CI.getSema(), Explain, ExplainConc, ExplainArm,
+                           llvm::outs(),
                            Diags))
       return ExitRecipeErrors;
     if (Emit == EmitKind::Nothing)

@@ -1,13 +1,17 @@
 //===- InferenceXEmitter.h - `arecipec --emit inferencex` ------*- C++ -*-===//
 //
-// The recipe as an InferenceX master-config entry (docs/emitters.md): image,
-// model, model-prefix, runner, precision, framework, multinode, and the
-// scenario with one search-space arm per group of cells that share their
-// parallelism, offload and speculative settings, each with its conc-list;
-// agentic arms are grouped under the dram-utilization their cells' budget
-// used. What InferenceX cannot express (per-concurrency knobs, env) stays in
-// the plan. The key and the runner come from `labels.config_key` and
-// `labels.runner` when the recipe sets them.
+// The recipe as an InferenceX master-config entry (docs/language.md §10):
+// image, model, model-prefix, runner, precision, framework, multinode, and
+// the scenario with one search-space item per arm of the recipe (per group
+// of cells that share their settings, when the recipe has no arms or an
+// arm's cells differ), each with its conc-list, or conc-start/conc-end for
+// a list written `geometric(a, b)`. Every field of an item comes from the
+// engine's `report { ... }` block evaluated in the item's cells (per role
+// for prefill and decode pools); agentic items are grouped under the
+// dram-utilization their cells' budget used. What InferenceX cannot express
+// (per-concurrency knobs, env) stays in the plan. The key and the runner
+// come from `labels.config_key` and `labels.runner` when the recipe sets
+// them.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,9 @@
 //===- LaunchPlan.h - The launch plan as the compiler builds it -*- C++ -*-===//
 //
 // Lowering of Sema's resolved cells (Cell.h) to the launch plan of
-// docs/plan-schema.md, as typed structures: per cell the processes of its
-// topology with argv lists, environment, GPUs, ports and readiness, one
+// docs/plan-schema.md, as typed structures: per cell the processes Sema
+// placed (engine replicas node by node, the router, side services) with
+// argv lists, environment, GPUs, ports and readiness, one
 // struct per pre-flight action, the client with its workload, and the
 // validity rules. Every value is final; the emitters (PlanEmitter for JSON,
 // ShellEmitter for bash) only print it, so the two outputs cannot disagree,
@@ -129,8 +130,14 @@ const char *actionName(const PreflightStep &Step);
 
 struct ProcessSpec {
   std::string Name;
-  std::string Role; ///< server | worker | prefill | decode | router
+  std::string Role; ///< server | worker | prefill | decode | router | service
   int64_t NodeRank = 0;
+  /// The engine, router or service declaration it runs.
+  std::string Template;
+  /// Engine processes: the replica (within its role) and the node within
+  /// the replica. Routers and services: the instance, and no node.
+  int64_t Replica = 0;
+  std::optional<int64_t> Node;
   std::vector<std::string> Argv;
   std::map<std::string, std::string> Env;
   std::vector<std::string> EnvUnset;
@@ -141,6 +148,11 @@ struct ProcessSpec {
   std::vector<std::string> After;
   PlanNumber StartupTimeoutS, StallTimeoutS;
   std::optional<std::string> RequiresModel;
+  /// How the runtime knows the process is ready; Default: its health
+  /// endpoint, or running when it has none (the plan's `ready.kind`).
+  enum class Readiness : uint8_t { Default, Tcp, Alive };
+  Readiness Ready = Readiness::Default;
+  PlanNumber AliveS; ///< For Readiness::Alive.
   bool ServesApi = false;
 };
 
@@ -189,11 +201,18 @@ struct PlanFile {
 struct PlanCell {
   std::string Id;
   std::string Recipe;
+  std::optional<std::string> Arm; ///< The recipe's arm, when it has arms.
   int64_t Conc = 0;
   std::optional<std::string> Band;
   std::optional<std::string> ServerFrom;
   int64_t Gpus = 0;
   int64_t Nodes = 0;
+  /// {server} or {prefill, decode}: GPUs per engine role.
+  std::vector<std::pair<std::string, int64_t>> GpusByRole;
+  /// Cell: a fresh server per cell. Arm: one server allocation for the
+  /// arm's cells, in order (the plan's `server_reuse`).
+  enum class Reuse : uint8_t { Cell, Arm };
+  Reuse ServerReuse = Reuse::Cell;
   std::vector<PlanKnob> Knobs; ///< Sorted by name.
   std::vector<PreflightStep> Preflight;
   std::vector<ProcessSpec> Processes;
@@ -258,7 +277,8 @@ public:
   bool check();
 
   const PlanHeader &header() const;
-  /// The number of cells, ascending concurrency, then recipe order.
+  /// The number of cells: ascending concurrency, then recipe order (arm by
+  /// arm in a recipe with arms).
   size_t size() const;
   /// Cell I, lowered now (after check() returned true).
   PlanCell cell(size_t I);

@@ -9,6 +9,12 @@
 // `bash -n` and shellcheck clean and means what the plan means. Its print
 // mode (`--print [CELL]` or ARECIPE_PRINT=1) runs nothing and prints each
 // process's argv and env in a line format tests compare with the plan.
+// Cells of several processes (replicas, nodes of a replica, routers,
+// services) run the same script on every node of the allocation: each node
+// starts the processes whose node rank is its NODE_RANK, in plan order,
+// after waiting for each `after` it can check (HTTP and TCP readiness on any
+// node; `alive` and `running` ones only on their own node, where they were
+// waited for when started); the client runs on node 0.
 // It is a convenience, not a second runtime: no resume, no stall detection.
 //
 //===----------------------------------------------------------------------===//

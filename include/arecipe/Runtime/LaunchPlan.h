@@ -112,12 +112,24 @@ struct ReadinessSpec {
   double StartupTimeoutS = 1800;
   double StallTimeoutS = 600;
   std::string RequiresModel; ///< empty: any answer from /v1/models will do
+  /// How readiness is known (plan v1.1): `http` (the health endpoint; the
+  /// default with endpoints), `running` (the default without), `tcp` (a
+  /// connect to the port succeeds) or `alive` (still running after
+  /// AliveS seconds).
+  std::string Kind;
+  double AliveS = 0;
 };
 
 struct ProcessSpec {
   std::string Name;
-  std::string Role; ///< server | prefill | decode | router | worker
+  std::string Role; ///< server | prefill | decode | router | worker | service
   int NodeRank = 0;
+  /// Plan v1.1: the engine, router or service declaration it runs; for an
+  /// engine process its replica (within its role) and node (within the
+  /// replica), for a router or service its instance (Node absent).
+  std::string Template;
+  int Replica = 0;
+  std::optional<int> Node;
   Argv Command;
   EnvMap Env;
   std::vector<std::string> EnvUnset;
@@ -174,10 +186,17 @@ struct ValidityRules {
 struct Cell {
   std::string Id;
   int Conc = 0;
+  std::string Arm; ///< plan v1.1: the recipe's arm; empty without arms
   std::string Band;
   std::string ServerFrom;
   int Gpus = 1;
   int Nodes = 1;
+  /// Plan v1.1: GPUs per engine role ({server} or {prefill, decode}), in
+  /// plan order; their sum is Gpus. Empty in an older plan.
+  std::vector<std::pair<std::string, int>> GpusByRole;
+  /// Plan v1.1: `cell` (a server per cell) or `arm` (one server for the
+  /// arm's cells, in order).
+  std::string ServerReuse = "cell";
   std::vector<Knob> Knobs;
   std::vector<PreflightAction> Preflight;
   std::vector<ProcessSpec> Processes;

@@ -1,11 +1,13 @@
 //===- Cell.h - Resolved cells: Sema's output -------------------*- C++ -*-===//
 //
-// What semantic analysis produces for one recipe: one Cell per concurrency,
+// What semantic analysis produces for one recipe: one Cell per arm and
+// concurrency,
 // every knob, field and `let` value resolved to a Value together with its
 // provenance (the assignment that defined it, its precedence level, and the
 // names its formula read), the band holding the cell, the cell whose server
-// it runs (`server = cell(N)`), the GPUs and nodes it occupies and the
-// engine renderings that apply in it. Codegen and `--explain` read these
+// it runs (`server = cell(N)`), the GPUs and nodes it occupies and its
+// processes (engines, routers, services) with the renderings that apply to
+// each. Codegen and `--explain` read these
 // structures and nothing else from Sema; they hold no syntax tree and no
 // evaluation state (Sema keeps that in lib/Sema/SemaState.h, in objects
 // derived from these), and are not changed after analysis.
@@ -35,13 +37,14 @@ namespace sema {
 enum class Level : uint8_t {
   Default,
   Recipe,
+  Arm,
   Band,
   AtConc,
   ServerFrom,
   CommandLine,
 };
-/// "default", "recipe", "band", "at-conc", "server-from", "command-line"
-/// (the plan's `origin.level`).
+/// "default", "recipe", "arm", "band", "at-conc", "server-from",
+/// "command-line" (the plan's `origin.level`).
 llvm::StringRef getSpelling(Level L);
 
 struct EnumInfo {
@@ -59,21 +62,27 @@ struct EntityInfo {
   std::string Name;
   /// Constant fields (`gpus_per_node`, `id`, `command`, `endpoints.health`).
   std::map<std::string, Value> Fields;
+  bool isTemplate() const { return K == Engine || K == Router || K == Service; }
 
 protected:
   EntityInfo() = default; ///< Made by Sema only.
 };
 
+struct ArmInfo;
+
 /// A band of a recipe.
 struct BandInfo {
   std::string Name;
   llvm::SMRange NameRange;
-  std::vector<int64_t> Concs; ///< Concurrencies the band matches.
+  const ArmInfo *Arm = nullptr; ///< Null: a band of the recipe body.
+  /// Concurrencies the band matches (of its arm, or of any arm).
+  std::vector<int64_t> Concs;
 };
 
 /// An `at conc` block of a recipe.
 struct AtConcInfo {
-  std::vector<int64_t> Concs; ///< The recipe's concurrencies it names.
+  const ArmInfo *Arm = nullptr; ///< Null: an `at conc` of the recipe body.
+  std::vector<int64_t> Concs;   ///< The concurrencies it names.
 };
 
 /// One assignment that may define a name in some cells.
@@ -85,17 +94,42 @@ struct Assignment {
   /// The formula as written; invalid for built-in defaults.
   llvm::SMRange FormulaRange;
   std::optional<Value> Literal; ///< Built-in defaults and `cell(N)`.
+  /// "prefill" or "decode" for `prefill.tp = 4` (Name is then "tp"): it
+  /// applies to that role of a disaggregated cell and, at equal level,
+  /// wins over an assignment to the shared name. Empty: every role.
+  std::string Role;
+  /// The `arm NAME { ... }` the assignment sits in (its own level, or a
+  /// band or `at conc` of the arm); null: every arm.
+  const ArmInfo *Arm = nullptr;
   const BandInfo *Band = nullptr;
   const AtConcInfo *At = nullptr;
   bool IsLet = false;
   bool IsKnobDefault = false;
 
-  /// "band 'mid'", "'at conc 14'", "the recipe body", "the engine default",
-  /// "the command line".
+  /// "band 'mid'", "'at conc 14'", "the recipe body", "arm 'tp4'", "the
+  /// engine default", "the command line".
   std::string describeSite() const;
 
 protected:
   Assignment() = default; ///< Made by Sema only.
+};
+
+/// One search-space arm of a recipe (`arm tp4 { ... }`, docs/language.md
+/// §3.11). A recipe without arms has one arm with an empty name, so every
+/// cell belongs to exactly one arm.
+struct ArmInfo {
+  std::string Name; ///< Empty: the recipe has no `arm` statements.
+  llvm::SMRange NameRange;
+  size_t Index = 0;
+  /// The arm's concurrencies, ascending (its own `concurrency`, else the
+  /// recipe's), and that list as a value with its provenance.
+  std::vector<int64_t> Concurrency;
+  /// Set when the list was written `geometric(start, end)` (factor 2):
+  /// InferenceX's `conc-start`/`conc-end` say the same.
+  std::optional<std::pair<int64_t, int64_t>> Geometric;
+
+protected:
+  ArmInfo() = default; ///< Made by Sema only.
 };
 
 /// A resolved value with its provenance.
@@ -143,32 +177,81 @@ struct PreflightAction {
   std::vector<std::pair<std::string, Value>> Args;
 };
 
-/// One engine process of a cell's topology (docs/sema.md#gpus-and-nodes),
-/// with the renderings that apply to it. Engine render conditions and
-/// `emit` items may read `role` ("server", "worker", "prefill", "decode")
-/// and `rank` (the process's index within its role), which is how a
-/// multi-node worker gets `--headless` and a prefill server its KV producer
-/// role.
-struct ServerProcess {
+/// How the runtime knows a process is ready (docs/plan-schema.md).
+enum class Readiness : uint8_t {
+  Http,    ///< its health endpoint answers
+  Tcp,     ///< a TCP connect to its port succeeds
+  Alive,   ///< it is still running after AliveFor
+  Running, ///< started (a headless engine process)
+};
+
+/// One process of a cell (docs/language.md §4.2): a node of an engine
+/// replica, a router or a side service, placed on a node of the cell's
+/// allocation, with the renderings of its template that apply to it.
+/// Render conditions, `emit` items and router/service knobs read the
+/// render context from here (`role`, `rank`, `replica`, `node`, `nodes`,
+/// `gpus_here`, `leader_addr`, `headless`, and for routers and services
+/// the engine processes they front).
+struct ProcessInfo {
+  enum Kind : uint8_t { Engine, Router, Service };
+  Kind K = Engine;
+  std::string Name; ///< Unique in the cell: `server`, `prefill0.n1`, ...
+  /// server | worker | prefill | decode | router | service.
   std::string Role;
+  /// The role whose values an engine process renders: "" for an
+  /// aggregated cell, "prefill" or "decode".
+  std::string ValueRole;
+  const EntityInfo *Template = nullptr;
+  std::string Instance; ///< `services.NAME`: NAME; the router: "router".
+  /// v1's `rank`: the replica, or the node of an aggregated replica.
   int64_t Rank = 0;
-  int64_t NodeRank = 0; ///< The first node of the cell's allocation it uses.
-  int64_t Gpus = 0;     ///< GPUs it uses on that node.
-  std::vector<Rendering> Renderings; ///< Engine declaration order.
-  /// The engine's `file` statements and `yaml`/`json_file` members, as
+  int64_t Replica = 0; ///< Index within its role; a service's instance.
+  int64_t Node = 0;    ///< Index within its replica.
+  /// Nodes of its replica (routers and services: of the cell).
+  int64_t Nodes = 1;
+  int64_t NodeRank = 0;   ///< The node of the cell's allocation it runs on.
+  int64_t LeaderNode = 0; ///< NodeRank of its replica's first node.
+  int64_t FirstGpu = 0;   ///< First device index it uses on its node.
+  int64_t Gpus = 0;       ///< GPUs it uses on its node (`gpus_here`).
+  bool Headless = false;  ///< No HTTP API: no port, no endpoints.
+  std::optional<int64_t> Port;
+  bool BeforeEngines = false; ///< Started (and ready) before the engines.
+  bool InheritsEnv = true;    ///< Gets the cell's `env.*`.
+  Readiness Ready = Readiness::Http;
+  Rational AliveFor;              ///< Seconds, for Readiness::Alive.
+  std::vector<std::string> After; ///< Process names that must be ready first.
+  /// Router and service knobs, resolved for this process.
+  std::map<std::string, ResolvedValue> Knobs;
+  std::vector<Rendering> Renderings; ///< Template declaration order.
+  /// The template's `file` statements and `yaml`/`json_file` members, as
   /// evaluated for this process (the cell's Files hold them once).
   std::vector<GeneratedFile> Files;
+
+  const ResolvedValue *findKnob(llvm::StringRef Name) const;
 };
 
 struct Cell {
   int64_t Conc = 0;
+  const ArmInfo *Arm = nullptr;
   const BandInfo *Band = nullptr;
   std::optional<int64_t> ServerFrom; ///< The N of `server = cell(N)`.
   std::optional<int64_t> ServerRoot; ///< The end of the cell(N) chain.
-  std::map<std::string, ResolvedValue> Values; ///< Sorted by name.
+  /// Sorted by name. In a disaggregated cell a server-side name whose
+  /// value differs between the roles appears as `prefill.NAME` and
+  /// `decode.NAME` (never unqualified); one the roles agree on, once,
+  /// unqualified.
+  std::map<std::string, ResolvedValue> Values;
   int64_t Gpus = 0;
   int64_t Nodes = 0;
-  std::vector<ServerProcess> Servers; ///< Prefill servers before decode.
+  /// GPUs per engine role: {server} or {prefill, decode}, in that order.
+  std::vector<std::pair<std::string, int64_t>> GpusByRole;
+  /// The roles of the cell's engine processes: {""} for an aggregated
+  /// cell, {"prefill", "decode"} for a disaggregated one.
+  std::vector<std::string> Roles;
+  /// Start order: services started before the engines, the engine
+  /// processes (prefill replicas before decode, each replica's nodes in
+  /// order), then routers and the other services.
+  std::vector<ProcessInfo> Processes;
   /// The cell's files: the engine's (each name once), then the recipe's
   /// `file` statements, by name.
   std::vector<GeneratedFile> Files;
@@ -178,14 +261,27 @@ struct Cell {
   /// versions of a cell.
   std::set<std::string> Silent;
   std::vector<PreflightAction> Preflight; ///< Recipe, band, then at conc.
+  /// The engine's `report { ... }` members (docs/language.md §5.1): `tp`,
+  /// `spec_decoding`, ... in an aggregated cell, `prefill.tp`,
+  /// `decode.tp`, ... in a disaggregated one; a member whose value is
+  /// none is absent.
+  std::map<std::string, Value> Report;
   /// The utilization of the `dram_budget(u)` a value of this cell used
   /// (the InferenceX `dram-utilization`); for `server = cell(N)`, N's.
   std::optional<Rational> DramUtilization;
 
   const ResolvedValue *find(llvm::StringRef Name) const;
-  /// The renderings of the first server process (what `--emit cells`
-  /// shows); every process's own are in Servers.
+  /// The renderings of the first engine process (what `--emit cells`
+  /// shows); every process's own are in Processes.
   llvm::ArrayRef<Rendering> renderings() const;
+  /// Name's value for Role ("" or a role of the cell): `Role.Name` when
+  /// the roles differ, else the unqualified name.
+  const ResolvedValue *find(llvm::StringRef Name, llvm::StringRef Role) const;
+  bool isDisaggregated() const { return Roles.size() > 1; }
+  /// `c14`, or `tp4.c14` in an arm.
+  std::string id() const;
+  /// For messages: `conc=14`, or `tp4.c14` in an arm.
+  std::string label() const;
 };
 
 /// Everything Sema knows about one recipe after analysis.
@@ -196,19 +292,32 @@ struct RecipeCells {
   const EntityInfo *Engine = nullptr;
   const EntityInfo *Hardware = nullptr;
   const EntityInfo *Model = nullptr;
+  /// Every concurrency of the recipe, ascending (of all arms).
   std::vector<int64_t> Concurrency;
   /// `concurrency` as a value, with the assignment that set it: one list
   /// that every cell's formulas share, not a value of each cell (a copy per
-  /// cell made N cells cost N^2 time and memory, F12).
+  /// cell made N cells cost N^2 time and memory, F12). With arms: the
+  /// recipe body's list, if it has one.
   ResolvedValue ConcurrencyValue;
+  /// At least one (an unnamed arm when the recipe declares none).
+  std::vector<const ArmInfo *> Arms;
+  /// Each arm's `concurrency` value, by arm index.
+  std::vector<ResolvedValue> ArmConcurrency;
   /// Every assignment of the recipe, the engine defaults and the
   /// command line's, in the order Sema met them.
   std::vector<const Assignment *> Assignments;
-  std::vector<Cell> Cells; ///< Ascending concurrency.
+  /// By arm (declaration order), then ascending concurrency.
+  std::vector<Cell> Cells;
 
+  bool hasArms() const {
+    return Arms.size() > 1 || !Arms.front()->Name.empty();
+  }
+  /// The first cell of that concurrency (in any arm), or null.
   const Cell *findCell(int64_t Conc) const;
-  /// Name's value in cell C: the cell's own, or the recipe-level
-  /// `concurrency` every cell shares; null if neither.
+  /// The cell of Arm (empty: the recipe has no arms) and Conc, or null.
+  const Cell *findCell(llvm::StringRef Arm, int64_t Conc) const;
+  /// Name's value in cell C: the cell's own, or the `concurrency` its arm
+  /// shares; null if neither.
   const ResolvedValue *find(const Cell &C, llvm::StringRef Name) const;
   /// Every assignment to Name, lowest level first then source order.
   std::vector<const Assignment *> assignmentsTo(llvm::StringRef Name) const;

@@ -136,12 +136,15 @@ std::vector<BuiltinInfo> listBuiltins();
 /// its provenance `file:line:col` and level.
 void emitCellsJSON(const Compilation &C, llvm::raw_ostream &OS);
 
-/// `--explain KNOB --conc N`: the value of KNOB in cell N, the formula that
-/// defined it, each operand's value and where it came from (recursively
-/// for derived operands), and the assignments it shadowed. Returns false
-/// (after reporting to Diags) when there is no such cell or knob.
+/// `--explain KNOB --conc N [--arm A]`: the value of KNOB in cell N (of arm
+/// A, needed when several arms have a cell N), the formula that defined it,
+/// each operand's value and where it came from (recursively for derived
+/// operands), and the assignments it shadowed. KNOB may name a role's value
+/// (`prefill.tp`). Returns false (after reporting to Diags) when there is no
+/// such cell or knob.
 bool explainKnob(const Compilation &C, llvm::StringRef Knob, int64_t Conc,
-                 llvm::raw_ostream &OS, DiagnosticEngine &Diags);
+                 llvm::StringRef Arm, llvm::raw_ostream &OS,
+                 DiagnosticEngine &Diags);
 
 } // namespace sema
 } // namespace arecipe

@@ -69,6 +69,11 @@ public:
   static Value entity(const EntityInfo *E);
   static Value record(llvm::StringRef Name,
                       std::vector<std::pair<Value, Value>> Fields);
+  /// A router or service declaration called with knob values
+  /// (`atomesh(policy = dp_sticky)`): a Record named after the declaration
+  /// whose getEntity() is the declaration.
+  static Value instance(const EntityInfo *Template,
+                        std::vector<std::pair<Value, Value>> Args);
   static Value server(int64_t Conc);
 
   ValueKind kind() const { return Kind; }
@@ -89,6 +94,8 @@ public:
   int64_t getLo() const;
   int64_t getHi() const;
   int64_t getStep() const;
+  /// The declaration of an Entity value, or of an instance Record (null
+  /// for other records).
   const EntityInfo *getEntity() const { return Entity; }
   const std::string &getRecordName() const;
   int64_t getServerConc() const { return I; }
@@ -224,6 +231,7 @@ struct Type {
     Scenario,
     Topology,
     Router,
+    Service,
     Server,
     Scalar, ///< string, int, float or bool (env.* and labels.*).
   };
