@@ -33,11 +33,21 @@ static bool isLiteral(const ast::Expr *E) {
   }
 }
 
+/// `x == none` (either way round): the guard an optional knob's constraint
+/// starts with (`where x == none or x >= 1`).
+static bool isNoneTest(const ast::Expr *E) {
+  auto *Bin = llvm::dyn_cast<ast::BinaryExpr>(E);
+  return Bin && Bin->getOp() == ast::BinaryOp::Eq &&
+         (llvm::isa<ast::NoneLiteral>(Bin->getLHS()) ||
+          llvm::isa<ast::NoneLiteral>(Bin->getRHS()));
+}
+
 void SemaImpl::explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
                               DiagnosticBuilder &B) {
   bool Was = Silent;
   Silent = true;
-  // Descend to the operand that made the condition false.
+  // Descend to the operand that made the condition false. A false `x ==
+  // none or C` failed because of C: the guard only says the value is set.
   while (true) {
     if (auto *Bin = llvm::dyn_cast<ast::BinaryExpr>(Cond)) {
       if (Bin->getOp() == ast::BinaryOp::And) {
@@ -45,6 +55,10 @@ void SemaImpl::explainFailure(const ast::Expr *Cond, const EvalCtx &Ctx,
         Cond = L && L->kind() == ValueKind::Bool && !L->getBool()
                    ? Bin->getLHS()
                    : Bin->getRHS();
+        continue;
+      }
+      if (Bin->getOp() == ast::BinaryOp::Or && isNoneTest(Bin->getLHS())) {
+        Cond = Bin->getRHS();
         continue;
       }
     }
