@@ -585,8 +585,16 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   Out.MaxErrorRate = Threshold
                          ? Threshold->getNumber()
                          : *Rational::fraction(DefaultErrorRatePercent, 100);
-  if (const Value *Prefix = field(R.Engine, "metric_prefix"))
-    Out.RequiredMetricPrefix = Prefix->getString();
+  if (const Value *Prefix = field(R.Engine, "metric_prefix")) {
+    // An engine whose metrics endpoint a knob switches on (`metrics_knob`)
+    // exports no metrics in a cell where that knob is false, so the cell
+    // cannot require them for its validity.
+    const Value *Switch = nullptr;
+    if (const Value *Knob = field(R.Engine, "metrics_knob"))
+      Switch = get(Knob->getString());
+    if (!(Switch && Switch->kind() == sema::ValueKind::Bool && !Switch->getBool()))
+      Out.RequiredMetricPrefix = Prefix->getString();
+  }
   return !Failed;
 }
 

@@ -51,6 +51,7 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"endpoints.completions", Type::String},
       {"endpoints.chat_completions", Type::String},
       {"prompt_token_ids", Type::Bool},
+      {"metrics_knob", Type::String},
   };
   // Routers and side services: placed (`on`), ordered (`start`), with a
   // readiness rule (docs/language.md §5.2).
