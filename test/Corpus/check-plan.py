@@ -21,7 +21,9 @@ What is compared, per expected cell of the selected mode (and arm):
     expected env entry
     with its exact value, every `env_unset` name absent from the plan's env,
     `port`, `node_rank`, and its GPU count (the plan lists device indexes);
-  - every expected file, byte for byte;
+  - every expected file, byte for byte, or for a YAML or JSON file as the
+    value it holds; a file's path in an expected argv word or env value
+    (`path` of the expected file) may be the plan's `{file:NAME}`;
   - the client: concurrency, isl, osl, range_ratio, num_prompts, warmups,
     duration_s, served_model_name, and the port of the process it targets.
 Not compared: `matrix`, `setup`, process `cwd`, and the client's own argv
@@ -143,6 +145,21 @@ CLIENT_FIELDS = ["concurrency", "isl", "osl", "range_ratio", "num_prompts",
 def compare_cell(exp, got, plan, subst, report):
     """Reports every difference between expected cell `exp` and plan cell
     `got` through report(field, reason)."""
+    # A file's path as the script refers to it may be, in the plan, the
+    # placeholder `{file:NAME}` that the runtime replaces with where it wrote
+    # the cell's file: the same reference (either form matches).
+    file_refs = {ef["path"]: "{file:%s}" % ef["name"] for ef in exp["files"] if ef.get("path")}
+
+    def as_plan(word):
+        if not isinstance(word, str):
+            return word
+        if word in file_refs:
+            return file_refs[word]
+        name, eq, value = word.partition("=")
+        if eq and name.startswith("--") and value in file_refs:
+            return name + "=" + file_refs[value]
+        return word
+
     for field in ("gpus", "nodes"):
         if got.get(field) != exp[field]:
             report(field, "expected %s, got %s" % (show(exp[field]), show(got.get(field))))
@@ -155,13 +172,20 @@ def compare_cell(exp, got, plan, subst, report):
             names = [p.get("name") for p in got.get("processes") or []]
             report(where, "missing from the plan (plan has %s)" % ", ".join(map(show, names)))
             continue
-        compare_argv(subst(ep["argv"]), gp.get("argv"), lambda r: report(where + ": argv", r))
+        want = subst(ep["argv"])
+        diffs = []
+        compare_argv(want, gp.get("argv"), diffs.append)
+        if diffs:
+            again = []
+            compare_argv([as_plan(w) for w in want], gp.get("argv"), again.append)
+            for r in diffs if again else []:
+                report(where + ": argv", r)
         genv = gp.get("env") or {}
         for key, value in ep["env"].items():
             value = subst(value)
             if key not in genv:
                 report(where + ": env " + key, "missing (expected %s)" % show(value))
-            elif genv[key] != value:
+            elif genv[key] != value and genv[key] != as_plan(value):
                 report(where + ": env " + key, "expected %s, got %s" % (show(value), show(genv[key])))
         for key in ep.get("env_unset") or []:
             if key in genv:
@@ -182,7 +206,8 @@ def compare_cell(exp, got, plan, subst, report):
         if ef["name"] not in files:
             report(where, "missing from the plan")
             continue
-        compare_text(subst(ef["content"]), files[ef["name"]], lambda r: report(where, r))
+        compare_text(subst(ef["content"]), files[ef["name"]], lambda r: report(where, r),
+                     structured_kind(ef["name"]))
 
     ec = exp.get("client")
     if ec:
@@ -275,12 +300,38 @@ def compare_argv(want, got, report):
             report("option %s: only in the plan (%s)" % (name, show_values(go[name][0])))
 
 
-def compare_text(want, got, report):
+def structured_kind(name):
+    """'yaml' or 'json' for a config file the engine parses, else None."""
+    if name.endswith((".yaml", ".yml")):
+        return "yaml"
+    if name.endswith(".json"):
+        return "json"
+    return None
+
+
+def parse_structured(kind, text):
+    try:
+        if kind == "json":
+            return json.loads(text)
+        import yaml  # python3-yaml
+        return yaml.safe_load(text)
+    except Exception:  # not parseable (or no YAML reader): compare bytes
+        return None
+
+
+def compare_text(want, got, report, kind=None):
+    """Byte for byte; a YAML or JSON file that differs in bytes but holds
+    the same value (what the engine reads: spacing, a trailing blank, quoting
+    that does not change a value) is equal."""
     if not isinstance(got, str):
         report("content: expected text, got %s" % show(got))
         return
     if want == got:
         return
+    if kind is not None:
+        a, b = parse_structured(kind, want), parse_structured(kind, got)
+        if a is not None and a == b:
+            return
     wl, gl = want.split("\n"), got.split("\n")
     for n, (a, b) in enumerate(zip(wl, gl), start=1):
         if a != b:
