@@ -216,8 +216,18 @@ static std::optional<Value> jsonFn(BuiltinCall &C) {
 static std::optional<Value> yamlFn(BuiltinCall &C) {
   if (C.Args[0].kind() != ValueKind::Map && C.Args[0].kind() != ValueKind::List)
     return C.mismatch(0, "a map or list");
+  int64_t Indent = C.Args[1].getInt();
+  if (Indent < 2 || Indent > 8) {
+    C.S.diag(argRange(C, *builtins().function("yaml"), 1),
+             DiagID::err_yaml_indent)
+        << Indent;
+    return std::nullopt;
+  }
+  YamlStyle Style;
+  Style.Indent = static_cast<unsigned>(Indent);
+  Style.FlowLists = C.Args[2].getBool();
   std::string Why;
-  std::optional<std::string> S = renderYAML(C.Args[0], &Why);
+  std::optional<std::string> S = renderYAML(C.Args[0], &Why, Style);
   if (!S) {
     C.S.diag(C.E->getArgs()[0].Value->getRange(), DiagID::err_not_terminating)
         << Why;
@@ -485,8 +495,17 @@ BuiltinTables::BuiltinTables() {
        true,
        {{"value", Type(), true},
         {"spaced", Type::of(Type::Bool), false, Value::boolean(false)}}},
-      {"yaml", 1, 1, "(map | list) → string",
-       "block YAML (two-space indent, keys in insertion order)", yamlFn},
+      {"yaml",
+       1,
+       3,
+       "(map | list, indent: int = 2, flow_lists: bool = false) → string",
+       "block YAML, keys in insertion order, `indent` spaces per level (2 to "
+       "8); with `flow_lists`, a list of scalars inline: `[1, 2, 3]`",
+       yamlFn,
+       true,
+       {{"value", Type(), true},
+        {"indent", Type::of(Type::Int), false, Value::integer(2)},
+        {"flow_lists", Type::of(Type::Bool), false, Value::boolean(false)}}},
       {"sorted", 1, 1, "(list) → list",
        "ascending: numbers, strings or quantities of one dimension", sortedFn},
       {"unique", 1, 1, "(list) → list",

@@ -872,24 +872,51 @@ static bool isEmptyContainer(const Value &V) {
          (V.kind() == ValueKind::List && V.listSize() == 0);
 }
 
-/// Block YAML, two spaces per level: `key: value`, nested maps below their
-/// key, lists as `- item`.
-static bool writeYaml(const Value &V, unsigned Indent, std::string &Out,
-                      std::string *Why) {
+/// Whether a list is written inline under Style: every element a scalar.
+static bool isFlowList(const Value &V, const YamlStyle &Style) {
+  if (!Style.FlowLists || V.kind() != ValueKind::List)
+    return false;
+  for (Value E : V.elements())
+    if (isContainer(E))
+      return false;
+  return true;
+}
+
+/// A list of scalars inline: `[1, 2, 3]`.
+static std::optional<std::string> flowList(const Value &V, std::string *Why) {
+  std::string Flow = "[";
+  for (Value X : V.elements()) {
+    std::optional<std::string> S = yamlScalar(X, Why);
+    if (!S)
+      return std::nullopt;
+    Flow += (Flow.size() > 1 ? ", " : "") + *S;
+  }
+  return Flow + "]";
+}
+
+/// Block YAML, Style.Indent spaces per level: `key: value`, nested maps below
+/// their key, lists as `- item` (or inline, see YamlStyle).
+static bool writeYaml(const Value &V, unsigned Indent, const YamlStyle &Style,
+                      std::string &Out, std::string *Why) {
   std::string Pad(Indent, ' ');
   auto Inline = [&](const Value &E) -> std::optional<std::string> {
     if (isEmptyContainer(E))
       return std::string(E.kind() == ValueKind::Map ? "{}" : "[]");
+    if (isFlowList(E, Style))
+      return flowList(E, Why);
     return yamlScalar(E, Why);
+  };
+  auto Block = [&](const Value &E) {
+    return isContainer(E) && !isEmptyContainer(E) && !isFlowList(E, Style);
   };
   if (V.kind() == ValueKind::Map) {
     for (const auto &[K, E] : V.getEntries()) {
       std::optional<std::string> Key = yamlScalar(K, Why);
       if (!Key)
         return false;
-      if (isContainer(E) && !isEmptyContainer(E)) {
+      if (Block(E)) {
         Out += Pad + *Key + ":\n";
-        if (!writeYaml(E, Indent + 2, Out, Why))
+        if (!writeYaml(E, Indent + Style.Indent, Style, Out, Why))
           return false;
         continue;
       }
@@ -901,12 +928,13 @@ static bool writeYaml(const Value &V, unsigned Indent, std::string &Out,
     return true;
   }
   for (Value E : V.elements()) {
-    if (isContainer(E) && !isEmptyContainer(E)) {
+    if (Block(E)) {
       // The item's first line starts with "- ", the rest align under it.
       std::string Item;
-      if (!writeYaml(E, Indent + 2, Item, Why))
+      if (!writeYaml(E, Indent + Style.Indent, Style, Item, Why))
         return false;
-      Item.replace(0, Indent + 2, Pad + "- ");
+      Item.replace(0, Indent + Style.Indent,
+                   Pad + "- " + std::string(Style.Indent - 2, ' '));
       Out += Item;
       continue;
     }
@@ -918,8 +946,8 @@ static bool writeYaml(const Value &V, unsigned Indent, std::string &Out,
   return true;
 }
 
-std::optional<std::string> arecipe::sema::renderYAML(const Value &V,
-                                                     std::string *Why) {
+std::optional<std::string>
+arecipe::sema::renderYAML(const Value &V, std::string *Why, YamlStyle Style) {
   std::string Out;
   if (!isContainer(V) || isEmptyContainer(V)) {
     std::optional<std::string> S = yamlScalar(V, Why);
@@ -929,7 +957,11 @@ std::optional<std::string> arecipe::sema::renderYAML(const Value &V,
       return std::nullopt;
     return *S + "\n";
   }
-  if (!writeYaml(V, 0, Out, Why))
+  if (isFlowList(V, Style)) {
+    std::optional<std::string> S = flowList(V, Why);
+    return S ? std::optional<std::string>(*S + "\n") : std::nullopt;
+  }
+  if (!writeYaml(V, 0, Style, Out, Why))
     return std::nullopt;
   return Out;
 }

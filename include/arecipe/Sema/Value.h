@@ -278,11 +278,20 @@ std::optional<std::string> renderValue(const Value &V, std::string *Why = nullpt
 std::optional<std::string> renderJSON(const Value &V, bool Spaced,
                                       std::string *Why = nullptr);
 
-/// V as block YAML (two-space indent, keys in insertion order, a string
-/// quoted only where a YAML reader would take it for something else),
-/// ending in a newline.
+/// How renderYAML lays a document out: spaces per nesting level, and
+/// whether a list of scalars is written inline (`[1, 2, 3]`) instead of one
+/// `- item` line per element. A launcher that writes its config with a
+/// heredoc fixes both, and a file compared byte for byte has to follow it.
+struct YamlStyle {
+  unsigned Indent = 2;
+  bool FlowLists = false;
+};
+
+/// V as block YAML (keys in insertion order, a string quoted only where a
+/// YAML reader would take it for something else), ending in a newline.
 std::optional<std::string> renderYAML(const Value &V,
-                                      std::string *Why = nullptr);
+                                      std::string *Why = nullptr,
+                                      YamlStyle Style = YamlStyle());
 
 /// V as a JSON text (for --emit cells): numbers as JSON numbers, exact
 /// floats as decimals (or "p/q" strings when non-terminating), quantities as
