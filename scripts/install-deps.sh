@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages arecipe needs to build and run; with
-# --test also what the test suite needs (a real local Slurm, Chromium for
-# the report's browser test). Idempotent: packages already present are
+# --test also what the test suite and the benchmarks need (a real local
+# Slurm, Chromium for the report's browser test, jsonnet for bench/compile's
+# side-by-side comparison). Idempotent: packages already present are
 # skipped without touching apt.
 set -euo pipefail
 
@@ -14,7 +15,7 @@ PACKAGES=(
   curl uuid-dev libz3-dev libonig-dev libicu-dev
 )
 if [[ ${1:-} == --test ]]; then
-  PACKAGES+=(munge slurm-client slurmctld slurmd chromium)
+  PACKAGES+=(munge slurm-client slurmctld slurmd chromium jsonnet)
 fi
 
 missing=()

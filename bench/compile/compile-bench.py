@@ -2,10 +2,17 @@
 """Whole-process wall time of `arecipec --emit plan`.
 
 usage: compile-bench.py --arecipec PATH [--runs N]
+                        [--jsonnet-file FILE [--jsonnet PATH]] [--no-generated]
 
 Times (median of N runs, each a fresh process, output to /dev/null):
-  1. examples/kimik3-mi355x-atom.arecipe (11 cells);
-  2. generated recipes with 125, 250, 500 and 1,000 concurrencies, four
+  1. examples/kimik3-mi355x-atom.arecipe (11 cells); with --jsonnet-file,
+     side by side with `jsonnet FILE` (FILE: the Jsonnet encoding of the
+     same recipe, which is not part of this repository), the commands
+     alternating run by run so all see the same machine load; prints the
+     wall and CPU (user + system, wait4) medians of each and the ratio, and
+     for reference `arecipec --version` (process start-up) and
+     `arecipec FILE --syntax-only` (start-up and parsing the main file);
+  2. unless --no-generated, generated recipes with 125, 250, 500 and 1,000 concurrencies, four
      bands, 20 knobs per band (10 engine knobs, 10 env.*; every cell the
      same size, so output grows linearly), to show how the
      cost grows with the number of cells.
@@ -60,14 +67,64 @@ def median_ms(arecipec, recipe, runs):
     return statistics.median(times)
 
 
+def timed(argv):
+    """Wall and CPU (user + system) milliseconds of one fresh process whose
+    standard output goes to /dev/null."""
+    with open(os.devnull, "wb") as null:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=SRC, stdout=null)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = (time.perf_counter() - start) * 1000
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"compile-bench: {' '.join(argv)} failed")
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def side_by_side(arecipec, jsonnet, jsonnet_file, runs):
+    example = "examples/kimik3-mi355x-atom.arecipe"
+    commands = {
+        "arecipec --emit plan": [arecipec, example, "--emit", "plan", "-o", os.devnull],
+        "jsonnet": [jsonnet, jsonnet_file],
+        # Where the process's time goes: start-up alone, and start-up plus
+        # parsing the main file (no imports, no Sema).
+        "arecipec --version": [arecipec, "--version"],
+        "arecipec --syntax-only": [arecipec, example, "--syntax-only"],
+    }
+    print(f"{example}, side by side ({runs} fresh processes each):")
+    samples = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, argv in commands.items():
+            samples[name].append(timed(argv))
+    medians = {}
+    for name, rows in samples.items():
+        wall = statistics.median(w for w, _ in rows)
+        cpu = statistics.median(c for _, c in rows)
+        medians[name] = (wall, cpu)
+        print(f"  {name}: median {wall:.1f} ms wall, "
+              f"{cpu:.1f} ms CPU (min wall {min(w for w, _ in rows):.1f} ms)")
+    (aw, ac), (jw, jc) = medians["arecipec --emit plan"], medians["jsonnet"]
+    print(f"  jsonnet / arecipec --emit plan: {jw / aw:.1f}x wall, {jc / ac:.1f}x CPU")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arecipec", required=True)
     ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--jsonnet-file",
+                    help="the Jsonnet encoding of the example, timed side by side")
+    ap.add_argument("--jsonnet", default="jsonnet", help="the jsonnet binary")
+    ap.add_argument("--no-generated", action="store_true",
+                    help="skip the generated recipes")
     args = ap.parse_args()
     arecipec = os.path.abspath(args.arecipec)
-    ms = median_ms(arecipec, "examples/kimik3-mi355x-atom.arecipe", args.runs)
-    print(f"kimik3-mi355x-atom: 11 cells, median {ms:.1f} ms, {ms / 11:.2f} ms/cell")
+    if args.jsonnet_file:
+        side_by_side(arecipec, args.jsonnet, os.path.abspath(args.jsonnet_file),
+                     args.runs)
+    else:
+        ms = median_ms(arecipec, "examples/kimik3-mi355x-atom.arecipe", args.runs)
+        print(f"kimik3-mi355x-atom: 11 cells, median {ms:.1f} ms, {ms / 11:.2f} ms/cell")
+    if args.no_generated:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         for cells in (125, 250, 500, 1000):
             path = pathlib.Path(tmp, f"gen{cells}.arecipe")

@@ -9,6 +9,7 @@
 #include "arecipe/Client/Workload.h"
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/HttpCall.h"
+#include "arecipe/Runtime/InferenceXResults.h"
 #include "arecipe/Runtime/LaunchCommand.h"
 #include "arecipe/Runtime/PortOwner.h"
 #include "arecipe/Runtime/Preflight.h"
@@ -20,13 +21,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <arpa/inet.h>
+#include <array>
 #include <atomic>
+#include <cctype>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <netinet/in.h>
+#include <sstream>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -107,17 +112,42 @@ public:
       return;
     if (!Measuring.exchange(true))
       FirstMeasuredNs = client::monotonicNowNs();
-    (R.ok() ? Finished : Failed)++;
+    // A request the client cancelled (Ctrl-C, the end of an agentic run) did
+    // not fail: counted apart, so the console does not call it a failure.
     if (R.ok())
       OutputTokens += R.OutputTokens;
+    ByKind[std::min(size_t(R.Error), NumKinds - 1)]++;
   }
   void flush() override { File.flush(); }
+
+  /// The counts so far; Tps is the output token rate of the measured window.
+  RequestCounts counts(double Tps) const {
+    RequestCounts C;
+    for (size_t K = 0; K < NumKinds; ++K) {
+      size_t N = ByKind[K];
+      auto Kind = client::ErrorKind(K);
+      if (Kind == client::ErrorKind::None)
+        C.Ok = N;
+      else if (Kind == client::ErrorKind::Cancelled)
+        C.Cancelled = N;
+      else if (N) {
+        C.Failed += N;
+        C.FailedByKind.emplace_back(std::string(client::errorKindName(Kind)), N);
+      }
+    }
+    std::stable_sort(C.FailedByKind.begin(), C.FailedByKind.end(),
+                     [](const auto &A, const auto &B) { return A.second > B.second; });
+    C.TokensPerSecond = Tps;
+    return C;
+  }
+
   std::atomic<bool> Measuring{false};
   std::atomic<int64_t> FirstMeasuredNs{0};
-  std::atomic<size_t> Finished{0}, Failed{0};
   std::atomic<int64_t> OutputTokens{0};
 
 private:
+  static constexpr size_t NumKinds = size_t(client::ErrorKind::Stalled) + 1;
+  std::array<std::atomic<size_t>, NumKinds> ByKind{};
   client::JsonlRecordSink File;
 };
 
@@ -133,6 +163,10 @@ private:
   bool preflight();
   bool startUp();
   bool measure(ordered_json &ClientSummary);
+  /// Writes the InferenceX result files next to the summary; a file that
+  /// cannot be written is a warning, not a failed measurement.
+  void writeInferenceX(const client::RunResult &Run, const client::CellMetrics &Metrics,
+                       const client::WorkloadSpec &Spec, const client::Endpoint &Endpoint);
   void teardown();
 
   // A multi-node cell on a Slurm allocation: this run is one node rank; the
@@ -178,6 +212,8 @@ private:
   std::string Dir;
   std::vector<RunningProcess> Procs;
   std::vector<std::string> Warnings;
+  /// The cell's InferenceX result files (InferenceXResults.h), by name.
+  std::vector<std::string> InferenceXFiles;
   ordered_json RemoteProcesses = ordered_json::object();
   bool StoppedByRank0 = false;
   ordered_json Profile = ordered_json::array();
@@ -196,7 +232,47 @@ void CellExecution::failWith(CellStatus St, std::string Why, RunningProcess *Cul
     FailedProcess = Culprit->Spec->Name;
     Culprit->Child.settleOutput(milliseconds(500));
     LogTail = tailOfFile(Culprit->Launch.LogPath, LogTailLines);
+    // The process's own words for what went wrong (a port in use, a missing
+    // module) are often only in its log: its last lines go to the console.
+    std::vector<std::string> Last;
+    std::istringstream In(LogTail);
+    for (std::string Line; std::getline(In, Line);)
+      if (Line.find_first_not_of(" \t\r") != std::string::npos)
+        Last.push_back(Line);
+    if (Last.size() > 3)
+      Last.erase(Last.begin(), Last.end() - 3);
+    if (!Last.empty())
+      Progress.note(fmt::format("{} ends with:\n    {}",
+                                fs::path(Culprit->Launch.LogPath).filename().string(),
+                                fmt::join(Last, "\n    ")));
   }
+}
+
+/// When the log of a process that ended during start-up says an address
+/// was in use: that line, and who holds the process's fixed port if anyone
+/// listens there now (the check before the start can lose a race, and an
+/// engine may bind ports the plan does not name). Empty otherwise.
+static std::string portClashDetail(const std::string &LogTail, const ProcessSpec &P) {
+  std::istringstream In(LogTail);
+  std::string Found;
+  for (std::string Line; std::getline(In, Line);) {
+    std::string Lower = Line;
+    for (char &Ch : Lower)
+      Ch = char(std::tolower(static_cast<unsigned char>(Ch)));
+    if (Lower.find("address already in use") != std::string::npos ||
+        Lower.find("eaddrinuse") != std::string::npos)
+      Found = Line;
+  }
+  if (Found.empty())
+    return "";
+  size_t Start = Found.find_first_not_of(" \t");
+  std::string Detail = "; its log says: " + Found.substr(Start == std::string::npos ? 0 : Start);
+  if (P.Port && *P.Port > 0) {
+    std::vector<PortListener> Taken = listenersOnPort(*P.Port);
+    if (!Taken.empty())
+      Detail += fmt::format(" (port {} is in use by {})", *P.Port, describeListener(Taken.front()));
+  }
+  return Detail;
 }
 
 bool CellExecution::interrupted() {
@@ -497,8 +573,13 @@ bool CellExecution::startUp() {
       }
       AllReady = false;
       if (State != Readiness::Starting) {
+        std::string Detail;
+        if (!R.Child.running()) {
+          R.Child.settleOutput(milliseconds(500));
+          Detail = portClashDetail(tailOfFile(R.Launch.LogPath, LogTailLines), *R.Spec);
+        }
         failWith(CellStatus::Failed,
-                 fmt::format("process '{}' {}", R.Spec->Name, R.Probe->reason()), &R);
+                 fmt::format("process '{}' {}{}", R.Spec->Name, R.Probe->reason(), Detail), &R);
         return false;
       }
     }
@@ -642,8 +723,8 @@ ordered_json CellExecution::metadata() const {
     Disagg |= P.Role == "prefill" || P.Role == "decode";
   M["disagg"] = Disagg;
   M["is_multinode"] = C.Nodes > 1;
-  M["scenario_type"] =
-      std::holds_alternative<AgenticWorkload>(C.Client.Workload) ? "agentic" : "fixed";
+  M["scenario_type"] = std::holds_alternative<AgenticWorkload>(C.Client.Workload) ? "agentic-coding"
+                                                                                  : "fixed-seq-len";
   // InferenceX names for the knobs it reports, when the plan resolved them.
   for (auto [KnobName, Field] : {std::pair{"precision", "precision"},
                                  {"tp", "tp"},
@@ -714,8 +795,21 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   Endpoint.MetricsUrl = Endpoint.BaseUrl + Target->Spec->HttpEndpoints->Metrics;
 
   Progress.phase("measuring");
+  // What the ETA is measured against: the measured requests of a fixed
+  // workload, the planned duration of an agentic replay.
+  size_t ExpectedRequests = 0;
+  double PlannedWallS = 0;
+  if (const auto *X = std::get_if<client::FixedWorkload>(&Spec.Kind))
+    ExpectedRequests = size_t(X->NumPrompts > 0 ? X->NumPrompts : 10 * int64_t(Spec.Concurrency));
+  else if (const auto *X = std::get_if<client::AgenticWorkload>(&Spec.Kind))
+    PlannedWallS = X->DurationS;
   std::string PartialPath = Dir + "/records.partial.jsonl";
   CountingSink Sink(PartialPath);
+  auto Counts = [&] {
+    double Elapsed = (client::monotonicNowNs() - Sink.FirstMeasuredNs) / 1e9;
+    double Tps = Elapsed > 0 ? Sink.OutputTokens / Elapsed : 0;
+    return Sink.counts(S.Simulate ? Tps / S.TimeScale : Tps);
+  };
   client::RunResult Run;
   std::string ClientError;
   std::atomic<bool> Done{false};
@@ -733,6 +827,7 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   size_t NextWindow = 0;
   bool WindowOpen = false;
   bool Stopping = false;
+  bool MeasureShown = false;
   for (unsigned Tick = 0; !Done; ++Tick) {
     // Other ranks' reports are files, possibly on NFS: read them twice a second.
     bool OthersOk = Tick % 10 != 0 || checkOtherRanks();
@@ -761,13 +856,20 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
       }
     }
     if (Sink.Measuring) {
-      double Elapsed = (client::monotonicNowNs() - Sink.FirstMeasuredNs) / 1e9;
-      double Tps = Elapsed > 0 ? Sink.OutputTokens / Elapsed : 0;
-      Progress.requests(Sink.Finished, Sink.Failed, S.Simulate ? Tps / S.TimeScale : Tps);
+      if (!MeasureShown) {
+        Progress.beginMeasure(ExpectedRequests, PlannedWallS);
+        MeasureShown = true;
+      }
+      Progress.requests(Counts());
     }
     std::this_thread::sleep_for(milliseconds(50));
   }
   Worker.join();
+  if (Sink.Measuring) {
+    if (!MeasureShown)
+      Progress.beginMeasure(ExpectedRequests, PlannedWallS);
+    Progress.endMeasure(Counts());
+  }
   // The client can return before the loop above saw the signal (the stop
   // handler interrupts running workloads itself): an interrupted cell must
   // not be judged, recorded as finished and skipped by --resume (F2).
@@ -812,6 +914,7 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   Ctx.FailedRequestThreshold = Spec.FailedRequestThreshold;
   Ctx.ExpectedOutputTokens = client::expectedOutputTokens(Run.Records);
   ClientSummary = client::buildCellSummary(Metrics, Run, Ctx);
+  writeInferenceX(Run, Metrics, Spec, Endpoint);
   if (client::ClientSaturation Sat = client::clientSaturation(Run); Sat.Bound) {
     std::string Note = "the client was the bottleneck of this measurement: " + Sat.Reason;
     Progress.note(Note);
@@ -828,6 +931,25 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
     failWith(CellStatus::Invalid, Problem);
   }
   return true;
+}
+
+void CellExecution::writeInferenceX(const client::RunResult &Run,
+                                    const client::CellMetrics &Metrics,
+                                    const client::WorkloadSpec &Spec,
+                                    const client::Endpoint &Endpoint) {
+  InferenceXCell X = describeForInferenceX(Plan, C);
+  for (std::string &Note : X.Notes)
+    Warnings.push_back(std::move(Note));
+  client::BenchRunInfo Info;
+  Info.Backend = Endpoint.Api == client::ApiKind::Completions ? "openai" : "openai-chat";
+  if (const auto *F = std::get_if<client::FixedWorkload>(&Spec.Kind)) {
+    Info.RequestRate = F->RequestRate;
+    Info.NumPrompts = F->NumPrompts;
+  }
+  std::string Err;
+  InferenceXFiles = writeInferenceXResults(X, Dir, Run, Metrics, Info, Err);
+  if (!Err.empty())
+    Warnings.push_back("InferenceX results: " + Err);
 }
 
 void CellExecution::teardown() {
@@ -908,6 +1030,7 @@ CellOutcome CellExecution::run() {
   if (!LogTail.empty())
     Run["log_tail"] = LogTail;
   Run["warnings"] = Warnings;
+  Run["inferencex_results"] = InferenceXFiles;
   Run["simulated"] = S.Simulate;
   Run["time_scale"] = S.Simulate ? S.TimeScale : 1.0;
   Run["time_basis"] = S.Simulate ? "simulated" : "wall";

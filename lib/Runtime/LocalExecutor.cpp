@@ -34,6 +34,25 @@ std::vector<const Cell *> selectCells(const LaunchPlan &Plan, const RunSettings 
   return Out;
 }
 
+std::optional<std::string> skipFinishedCell(const ResultStore &Store, const Cell &C,
+                                            const RunSettings &S, ProgressReport &Progress,
+                                            size_t Index, size_t Total) {
+  if (!S.Resume)
+    return std::nullopt;
+  std::optional<nlohmann::ordered_json> Done = Store.finishedSummary(C);
+  if (!Done)
+    return std::nullopt;
+  std::string Status = support::stringAt((*Done)["arecipe_run"], "status", "?");
+  if (S.RetryFailed && Status != "ok") {
+    Progress.message(fmt::format("[{}/{}] {}: finished {} earlier, run again (--retry-failed)",
+                                 Index, Total, C.Id, Status));
+    return std::nullopt;
+  }
+  Progress.message(
+      fmt::format("[{}/{}] {}: already finished ({}), skipped", Index, Total, C.Id, Status));
+  return Status;
+}
+
 namespace {
 
 std::string describeEnv(const ChildEnvironment &Env) {
@@ -129,8 +148,8 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) 
   for (const Cell *C : Cells) {
     if (S.Resume)
       fmt::format_to(std::back_inserter(Out),
-                     "(--resume: skipped if cells/{}/summary.json is finished for this plan)\n",
-                     C->Id);
+                     "(--resume: skipped if cells/{}/summary.json is finished for this plan{})\n",
+                     C->Id, S.RetryFailed ? " and ok" : "");
     printCell(Plan, *C, S, Out);
   }
   std::string Safe = support::sanitizeUtf8(support::redact(Out));
@@ -185,15 +204,11 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   for (size_t I = 0; I < Cells.size(); ++I) {
     const Cell &C = *Cells[I];
     Progress.beginCell(I + 1, Cells.size(), C.Id);
-    if (S.Resume) {
-      if (auto Done = Store.finishedSummary(C)) {
-        std::string Status = support::stringAt((*Done)["arecipe_run"], "status", "?");
-        Progress.message(fmt::format("[{}/{}] {}: already finished ({}), skipped", I + 1,
-                                     Cells.size(), C.Id, Status));
-        ++Skipped;
-        (Status == "ok" ? Ok : Bad)++;
-        continue;
-      }
+    if (std::optional<std::string> Status =
+            skipFinishedCell(Store, C, S, Progress, I + 1, Cells.size())) {
+      ++Skipped;
+      (*Status == "ok" ? Ok : Bad)++;
+      continue;
     }
     CellOutcome O;
     if (C.Nodes > 1 && !OnAllocation) {
@@ -214,10 +229,10 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   }
   if (!OnAllocation && Stale && !Rebuild())
     return 2;
-  Progress.message(fmt::format("{} of {} cells ok, {} failed or invalid{}{}; results in {}", Ok,
-                               Cells.size(), Bad,
-                               Skipped ? fmt::format(", {} skipped as finished", Skipped) : "",
-                               Exit ? ", interrupted" : "", S.OutDir));
+  // A node rank's console is its submitter's Slurm output: the submitter
+  // says how to resume.
+  Progress.endSweep({Cells.size(), Ok, Bad, Skipped, Exit != 0, S.OutDir,
+                     OnAllocation ? "" : S.ResumeCommand, OnAllocation ? "" : S.RetryCommand});
   if (Exit)
     return Exit;
   return Bad ? 1 : 0;

@@ -343,15 +343,11 @@ int SlurmSweep::run(const std::string &PlanText) {
   int MaxNodes = 1;
   for (size_t I = 0; I < Cells.size(); ++I) {
     const Cell &C = *Cells[I];
-    if (S.Resume)
-      if (auto Done = Store.finishedSummary(C)) {
-        std::string Status = support::stringAt((*Done)["arecipe_run"], "status", "?");
-        Progress.message(fmt::format("[{}/{}] {}: already finished ({}), skipped", I + 1,
-                                     Total, C.Id, Status));
-        ++Skipped;
-        (Status == "ok" ? Ok : Bad)++;
-        continue;
-      }
+    if (std::optional<std::string> Status = skipFinishedCell(Store, C, S, Progress, I + 1, Total)) {
+      ++Skipped;
+      (*Status == "ok" ? Ok : Bad)++;
+      continue;
+    }
     CellJob J;
     J.TheCell = &C;
     J.Index = I + 1;
@@ -406,10 +402,8 @@ int SlurmSweep::run(const std::string &PlanText) {
     Progress.message("error: " + Err);
     return 2;
   }
-  Progress.message(fmt::format("{} of {} cells ok, {} failed or invalid{}{}; results in {}", Ok,
-                               Total, Bad,
-                               Skipped ? fmt::format(", {} skipped as finished", Skipped) : "",
-                               stopRequested() ? ", interrupted" : "", S.OutDir));
+  Progress.endSweep(
+      {Total, Ok, Bad, Skipped, stopRequested(), S.OutDir, S.ResumeCommand, S.RetryCommand});
   if (Exit)
     return Exit;
   return Bad ? 1 : 0;

@@ -15,7 +15,10 @@ What is compared, per expected cell of the selected mode (and arm):
   - the cell exists in the plan (matched by arm and concurrency) and the plan
     has no cell the expectation lacks;
   - cell `gpus` and `nodes`;
-  - every expected process: argv word for word, every expected env entry
+  - every expected process: argv as the engine's argument parser reads it
+    (the command words in order, then each option with its values, options
+    in any order, `--x=v` as `--x v`, JSON words as JSON values), every
+    expected env entry
     with its exact value, every `env_unset` name absent from the plan's env,
     `port`, `node_rank`, and its GPU count (the plan lists device indexes);
   - every expected file, byte for byte;
@@ -190,31 +193,86 @@ def compare_cell(exp, got, plan, subst, report):
                 report("client: " + field, "expected %s, got %s" % (show(want), show(values[field])))
 
 
+def is_option(word):
+    """An option word as an argument parser reads one: `--name` or `-x`
+    (not a negative number such as `-1`)."""
+    return word.startswith("--") and len(word) > 2 or \
+        len(word) > 1 and word[0] == "-" and word[1].isalpha()
+
+
+def json_value(word):
+    """A word that is a JSON object or list compares as that value, so the
+    spacing and member order of `{"a": 1}` do not matter."""
+    if word[:1] in ("{", "["):
+        try:
+            return ("json", json.dumps(json.loads(word), sort_keys=True))
+        except ValueError:
+            pass
+    return ("word", word)
+
+
+def parse_argv(argv):
+    """argv as the engine's parser reads it: the command words before the
+    first option, in order, then each option with the words up to the next
+    option (`--x=v` is `--x v`), in order of appearance per option name."""
+    i = 0
+    while i < len(argv) and not is_option(argv[i]):
+        i += 1
+    command = argv[:i]
+    options = {}
+    while i < len(argv):
+        name, values = argv[i], []
+        if name.startswith("--") and "=" in name:
+            name, value = name.split("=", 1)
+            values.append(value)
+        i += 1
+        while i < len(argv) and not is_option(argv[i]):
+            values.append(argv[i])
+            i += 1
+        options.setdefault(name, []).append([json_value(v) for v in values])
+    return command, options
+
+
+def show_values(values):
+    return " ".join(show(v[1] if v[0] == "word" else json.loads(v[1])) for v in values) or "no value"
+
+
 def compare_argv(want, got, report):
-    if not isinstance(got, list):
+    """Equal when the command words are equal in order and every option has
+    the same values; options may come in any order (how the engine reads
+    them), a repeated option's occurrences in order."""
+    if not isinstance(got, list) or not all(isinstance(w, str) for w in got):
         report("expected a list of %d words, got %s" % (len(want), show(got)))
         return
     if want == got:
         return
-    i = 0
-    while i < min(len(want), len(got)) and want[i] == got[i]:
-        i += 1
-    if i < len(want) and i < len(got):
-        detail = "word %d: expected %s, got %s" % (i, show(want[i]), show(got[i]))
-    elif i < len(want):
-        detail = "word %d: expected %s, the plan's argv ends" % (i, show(want[i]))
-    else:
-        detail = "word %d: unexpected %s after the last expected word" % (i, show(got[i]))
-    if len(want) != len(got):
-        # Words inserted or dropped shift everything after them; name them.
-        missing = [w for w in want if w not in got]
-        extra = [w for w in got if w not in want]
-        detail += "; %d words expected, %d in the plan" % (len(want), len(got))
-        if missing:
-            detail += "; not in the plan: " + " ".join(map(show, missing))
-        if extra:
-            detail += "; only in the plan: " + " ".join(map(show, extra))
-    report(detail)
+    wc, wo = parse_argv(want)
+    gc, go = parse_argv(got)
+    if wc != gc:
+        i = 0
+        while i < min(len(wc), len(gc)) and wc[i] == gc[i]:
+            i += 1
+        if i < len(wc) and i < len(gc):
+            report("command word %d: expected %s, got %s" % (i, show(wc[i]), show(gc[i])))
+        elif i < len(wc):
+            report("command word %d: expected %s, the plan has an option there" % (i, show(wc[i])))
+        else:
+            report("command word %d: unexpected %s" % (i, show(gc[i])))
+    for name in wo:
+        if name not in go:
+            report("option %s: missing (expected %s)" % (name, show_values(wo[name][0])))
+        elif wo[name] != go[name]:
+            if len(wo[name]) != len(go[name]):
+                report("option %s: expected %d times, the plan has it %d times" %
+                       (name, len(wo[name]), len(go[name])))
+            else:
+                for a, b in zip(wo[name], go[name]):
+                    if a != b:
+                        report("option %s: expected %s, got %s" % (name, show_values(a), show_values(b)))
+                        break
+    for name in go:
+        if name not in wo:
+            report("option %s: only in the plan (%s)" % (name, show_values(go[name][0])))
 
 
 def compare_text(want, got, report):

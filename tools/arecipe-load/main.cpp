@@ -1,9 +1,10 @@
 //===- main.cpp - arecipe-load: the native load client CLI ----------------===//
 //
 // A thin command line over ArecipeClient: `fixed` and `agentic` run a
-// workload against an OpenAI-compatible endpoint and write records.jsonl and
-// summary.json; `gen-trace` writes a synthetic coding-agent trace;
-// `summarize` recomputes a summary from a records file. Exit status: 0 valid
+// workload against an OpenAI-compatible endpoint, write records.jsonl and
+// summary.json and print the summary for people; `gen-trace` writes a
+// synthetic coding-agent trace; `summarize` recomputes a summary from a
+// records file and prints it as a table (--json: the JSON). Exit status: 0 valid
 // cell, 1 usage or input error, 3 the run finished but the cell is invalid
 // (aborted, or error rate above the threshold).
 //
@@ -11,12 +12,14 @@
 
 #include "arecipe/Client/CellSummary.h"
 #include "arecipe/Client/Metrics.h"
+#include "arecipe/Client/SummaryText.h"
 #include "arecipe/Client/Trace.h"
 #include "arecipe/Client/TraceFormats.h"
 #include "arecipe/Client/TraceGenerator.h"
 #include "arecipe/Client/Workload.h"
 #include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/Json.h"
+#include "arecipe/Support/Utf8.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -179,8 +182,13 @@ static cl::opt<std::string> GenOutput("o", cl::desc("output trace file"), cl::su
 
 static cl::opt<std::string> RecordsIn(cl::Positional, cl::desc("records.jsonl"),
                                       cl::sub(SummarizeCmd));
-static cl::opt<std::string> SummaryOut("o", cl::desc("summary output (default stdout)"),
+static cl::opt<std::string> SummaryOut("o",
+                                       cl::desc("write the summary JSON to this file ('-': "
+                                                "stdout, instead of the table)"),
                                        cl::sub(SummarizeCmd));
+static cl::opt<bool> SummaryJson("json",
+                                 cl::desc("print the summary JSON on stdout instead of the table"),
+                                 cl::sub(SummarizeCmd));
 
 static int fail(const std::string &Msg) {
   llvm::errs() << "arecipe-load: error: " << Msg << "\n";
@@ -209,7 +217,10 @@ static bool metadata(ordered_json &Out, std::string &Err) {
   return true;
 }
 
-static int writeSummary(const CellMetrics &M, const RunResult &Run, const std::string &Path) {
+/// Writes the summary JSON to Path ("-": stdout) and, unless it went to
+/// stdout or Json asks for the JSON there, prints it for people on stdout.
+static int writeSummary(const CellMetrics &M, const RunResult &Run, const std::string &Path,
+                        bool Json) {
   SummaryContext Ctx;
   std::string Err;
   if (!metadata(Ctx.Metadata, Err))
@@ -219,10 +230,14 @@ static int writeSummary(const CellMetrics &M, const RunResult &Run, const std::s
   ordered_json J = buildCellSummary(M, Run, Ctx);
   // Abort reasons and error kinds quote the server: dumped UTF-8-safe.
   std::string Text = arecipe::support::dumpJson(J, 2) + "\n";
-  if (Path.empty() || Path == "-")
-    std::cout << Text;
-  else if (!arecipe::support::writeFileAtomically(Path, Text, Err))
+  bool ToStdout = Path.empty() || Path == "-";
+  if (!ToStdout && !arecipe::support::writeFileAtomically(Path, Text, Err))
     return fail(Err);
+  if (Json || Path == "-")
+    std::cout << Text;
+  else
+    std::cout << arecipe::support::sanitizeUtf8(formatSummaryText(J))
+              << (ToStdout ? "" : "summary: " + Path + "\n");
   return J["arecipe_client"]["valid"].get<bool>() ? 0 : 3;
 }
 
@@ -369,7 +384,7 @@ static int runCommand(bool Agentic) {
                  << Counts["requests_checked"].get<size_t>()
                  << " requests disagree with the server's usage (token_mismatch in records.jsonl)\n";
   CellMetrics M = computeCellMetrics(Run.Records, topology());
-  return writeSummary(M, Run, OutDir + "/summary.json");
+  return writeSummary(M, Run, OutDir + "/summary.json", false);
 }
 
 static int genTrace() {
@@ -430,7 +445,7 @@ static int summarize() {
     Run.Records.push_back(std::move(*R));
   }
   CellMetrics M = computeCellMetrics(Run.Records, topology());
-  return writeSummary(M, Run, SummaryOut);
+  return writeSummary(M, Run, SummaryOut, SummaryJson);
 }
 
 int main(int Argc, char **Argv) {

@@ -19,6 +19,7 @@
 #include "arecipe/Support/InstallLayout.h"
 #include "arecipe/Support/Json.h"
 #include "arecipe/Support/Redaction.h"
+#include "arecipe/Support/ShellQuote.h"
 #include "arecipe/Support/Utf8.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -49,6 +50,10 @@ static cl::opt<bool> DryRun("dry-run", cl::desc("Print every action and command;
                             cl::cat(Category));
 static cl::opt<bool> Resume("resume", cl::desc("Skip cells already finished in --out"),
                             cl::cat(Category));
+static cl::opt<bool> RetryFailed("retry-failed",
+                                 cl::desc("With --resume: rerun the cells that finished failed "
+                                          "or invalid too"),
+                                 cl::cat(Category));
 static cl::opt<bool> CheckOnly("check", cl::desc("Validate the plan and exit"), cl::cat(Category));
 static cl::opt<std::string> Executor("executor", cl::desc("local (default) or slurm"),
                                      cl::init("local"), cl::cat(Category));
@@ -122,6 +127,30 @@ static void printToStderr(const std::string &Text) {
 static int usageError(const std::string &Message) {
   printToStderr(fmt::format("arecipe-run: error: {}\n", Message));
   return 2;
+}
+
+/// The command lines the console suggests at the end of a sweep: this one
+/// with --resume (and --out, when the default was used), and that with
+/// --retry-failed as well.
+static void suggestCommands(int Argc, char **Argv, RunSettings &S) {
+  std::vector<std::string> Args(Argv, Argv + Argc);
+  auto Has = [&](std::string_view Flag) {
+    for (size_t I = 1; I < Args.size(); ++I)
+      if (Args[I] == Flag || Args[I] == Flag.substr(1) ||
+          Args[I].rfind(std::string(Flag) + "=", 0) == 0)
+        return true;
+    return false;
+  };
+  std::vector<std::string> Resume = {Args[0]};
+  if (!Has("--resume"))
+    Resume.push_back("--resume");
+  if (!Has("--out"))
+    Resume.insert(Resume.end(), {"--out", S.OutDir});
+  Resume.insert(Resume.end(), Args.begin() + 1, Args.end());
+  S.ResumeCommand = arecipe::support::shellJoin(Resume);
+  if (!Has("--retry-failed"))
+    Resume.insert(Resume.begin() + 1, "--retry-failed");
+  S.RetryCommand = arecipe::support::shellJoin(Resume);
 }
 
 /// Seconds from `3600`, `90m` or `2h`; a negative value when malformed.
@@ -312,6 +341,10 @@ int main(int Argc, char **Argv) {
   S.Cells.assign(CellIds.begin(), CellIds.end());
   S.DryRun = DryRun;
   S.Resume = Resume;
+  if (RetryFailed && !Resume)
+    return usageError("--retry-failed applies to --resume: it reruns the failed and invalid "
+                      "cells that --resume would skip");
+  S.RetryFailed = RetryFailed;
   S.Simulate = Simulate;
   S.TimeScale = TimeScale;
   S.SimulatorPath = Simulator.empty() ? ownDirectory() + "/arecipe-sim" : Simulator.getValue();
@@ -324,6 +357,8 @@ int main(int Argc, char **Argv) {
   }
   S.TeardownGrace = std::chrono::milliseconds(static_cast<long long>(TeardownGrace * 1000));
   S.PortFreeTimeout = std::chrono::milliseconds(static_cast<long long>(PortFreeTimeout * 1000));
+  if (NodeRank < 0)
+    suggestCommands(Argc, Argv, S);
   if (NodeRank >= 0) {
     S.NodeRank = NodeRank;
     S.NodeAddrs.assign(NodeAddrs.begin(), NodeAddrs.end());
@@ -373,6 +408,7 @@ int main(int Argc, char **Argv) {
   }
   bool Live = ProgressMode == "live" || (ProgressMode == "auto" && isatty(STDERR_FILENO));
   ProgressReport Progress(stderr, Live);
+  Progress.estimateSweep(NodeRank < 0);
   installStopHandlers();
   if (Executor == "local") {
     adoptOrphans();

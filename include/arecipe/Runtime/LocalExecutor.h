@@ -4,12 +4,11 @@
 // plan order, each through runCell; after every cell the sweep files are
 // rebuilt, so a sweep killed half-way still has a correct results.json for
 // what finished. It honours --cells, --resume (finished cells with a
-// matching digest are skipped) and --dry-run (every action and command
-// printed, nothing run), and stops after the current cell's teardown on
-// SIGINT/SIGTERM. Multi-node cells belong to the Slurm executor; this one
-// refuses them rather than run rank 0 alone, except as one node rank of a
-// Slurm allocation (--node-rank), where it runs that rank's processes and
-// leaves the plan copy and the sweep files to the submitter.
+// matching digest are skipped; with --retry-failed only the `ok` ones) and --dry-run (every action
+// and command printed, nothing run), and stops after the current cell's teardown on SIGINT/SIGTERM.
+// Multi-node cells belong to the Slurm executor; this one refuses them rather than run rank 0
+// alone, except as one node rank of a Slurm allocation (--node-rank), where it runs that rank's
+// processes and leaves the plan copy and the sweep files to the submitter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,14 +20,25 @@
 #include "arecipe/Runtime/RunSettings.h"
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace arecipe::runtime {
 
+class ResultStore;
+
 /// The cells --cells selects, in plan order; unknown ids go to Unknown.
 std::vector<const Cell *> selectCells(const LaunchPlan &Plan, const RunSettings &Settings,
                                       std::vector<std::string> &Unknown);
+
+/// With --resume: the status of cell C when it finished earlier in --out
+/// and is skipped now (saying so on the console); nullopt when it runs. A
+/// `failed` or `invalid` cell counts as finished unless --retry-failed.
+/// Index and Total place the cell in the sweep, for the console line.
+std::optional<std::string> skipFinishedCell(const ResultStore &Store, const Cell &C,
+                                            const RunSettings &Settings, ProgressReport &Progress,
+                                            size_t Index, size_t Total);
 
 /// Prints what a run would do, cell by cell, to Out.
 void printDryRun(const LaunchPlan &Plan, const RunSettings &Settings, std::FILE *Out);

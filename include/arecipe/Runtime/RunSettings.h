@@ -25,6 +25,11 @@ struct RunSettings {
   std::vector<std::string> Cells; ///< empty: every cell
   bool DryRun = false;
   bool Resume = false;
+  /// With Resume: rerun the cells that finished `failed` or `invalid` too.
+  bool RetryFailed = false;
+  /// The command lines, shell-quoted, that resume this sweep and that rerun
+  /// its failed cells: what the console suggests at the end.
+  std::string ResumeCommand, RetryCommand;
 
   bool Simulate = false;
   /// Simulated seconds per wall-clock second (arecipe-sim --sim-time-scale).
