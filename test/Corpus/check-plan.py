@@ -29,9 +29,12 @@ and env (InferenceX's AIPerf / benchmark_serving.py command lines; arecipe
 has its own load client). They are in the expectation files for reference.
 
 Placeholders in expected values: `{model_path}` stands for the plan's
-`model.path`; every other `{...}` form (`{result_dir}`, `{node_addr:K}`,
-`{rdma_rail}`, ...) must appear literally in the plan, because only the
-runtime can resolve it.
+`model.path`; an expected file's `path` (`{result_dir}/mooncake_config.json`)
+stands for the plan's `{file:NAME}` of that file, which the runtime resolves
+to the path of the file it writes into the cell's directory, provided the
+plan cell has a file of that name; every other `{...}` form
+(`{result_dir}`, `{node_addr:K}`, `{rdma_rail}`, ...) must appear literally
+in the plan, because only the runtime can resolve it.
 
 exit status: 0 the plan matches, 1 some difference (each printed as
 `EXPECTED: cell ID: field: reason`), 2 usage error or unreadable input.
@@ -143,6 +146,23 @@ CLIENT_FIELDS = ["concurrency", "isl", "osl", "range_ratio", "num_prompts",
 def compare_cell(exp, got, plan, subst, report):
     """Reports every difference between expected cell `exp` and plan cell
     `got` through report(field, reason)."""
+    # A process refers to a file the runtime writes by `{file:NAME}`: the
+    # expected file's path reads as that, where the plan cell has the file.
+    files = plan_files(got)
+    paths = [(ef["path"], "{file:%s}" % ef["name"]) for ef in exp["files"]
+             if isinstance(ef.get("path"), str) and ef["name"] in files]
+    if paths:
+        outer = subst
+
+        def subst(value):
+            value = outer(value)
+            if isinstance(value, list):
+                return [subst(v) for v in value]
+            if isinstance(value, str):
+                for path, ref in paths:
+                    value = value.replace(path, ref)
+            return value
+
     for field in ("gpus", "nodes"):
         if got.get(field) != exp[field]:
             report(field, "expected %s, got %s" % (show(exp[field]), show(got.get(field))))
@@ -176,7 +196,6 @@ def compare_cell(exp, got, plan, subst, report):
             report(where + ": gpus", "expected %s, got %s (%s)" % (
                 show(ep.get("gpus")), show(count), show(devices)))
 
-    files = plan_files(got)
     for ef in exp["files"]:
         where = "file '%s'" % ef["name"]
         if ef["name"] not in files:
