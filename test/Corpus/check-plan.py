@@ -32,9 +32,11 @@ Placeholders in expected values: `{model_path}` stands for the plan's
 `model.path`; an expected file's `path` (`{result_dir}/mooncake_config.json`)
 stands for the plan's `{file:NAME}` of that file, which the runtime resolves
 to the path of the file it writes into the cell's directory, provided the
-plan cell has a file of that name; every other `{...}` form
-(`{result_dir}`, `{node_addr:K}`, `{rdma_rail}`, ...) must appear literally
-in the plan, because only the runtime can resolve it.
+plan cell has a file of that name; a run-time probe `{NAME}` (the
+expectation's notes say what it probes) stands for the plan's
+`{capture:NAME}` where the plan cell runs a `capture` step of that name;
+every other `{...}` form (`{result_dir}`, `{node_addr:K}`, ...) must appear
+literally in the plan, because only the runtime can resolve it.
 
 exit status: 0 the plan matches, 1 some difference (each printed as
 `EXPECTED: cell ID: field: reason`), 2 usage error or unreadable input.
@@ -118,6 +120,13 @@ def plan_files(cell):
     return out
 
 
+def plan_captures(cell):
+    """Names of the cell's `capture` pre-flight steps (`{capture:NAME}`)."""
+    return [a.get("name") for a in cell.get("preflight") or []
+            if isinstance(a, dict) and a.get("action") == "capture" and
+            isinstance(a.get("name"), str)]
+
+
 def plan_client_values(plan, cell):
     """The client fields the expectation names, read from the plan."""
     client = cell.get("client") or {}
@@ -147,10 +156,13 @@ def compare_cell(exp, got, plan, subst, report):
     """Reports every difference between expected cell `exp` and plan cell
     `got` through report(field, reason)."""
     # A process refers to a file the runtime writes by `{file:NAME}`: the
-    # expected file's path reads as that, where the plan cell has the file.
+    # expected file's path reads as that, where the plan cell has the file;
+    # and to a probe's output by `{capture:NAME}`.
     files = plan_files(got)
     paths = [(ef["path"], "{file:%s}" % ef["name"]) for ef in exp["files"]
              if isinstance(ef.get("path"), str) and ef["name"] in files]
+    # A run-time probe the plan runs as a capture step of the same name.
+    paths += [("{%s}" % name, "{capture:%s}" % name) for name in plan_captures(got)]
     if paths:
         outer = subst
 
