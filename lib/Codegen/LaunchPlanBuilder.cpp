@@ -87,9 +87,10 @@ bool codegen::usesV11(const PlanCell &C) {
   if (!C.Files.empty())
     return true;
   // An arm, a server kept across an arm, a service, a TCP or alive
-  // readiness. (Roles and a router are v1's: a v1 disaggregated plan stays
-  // v1.)
-  if (C.Arm || C.ServerReuse == PlanCell::Reuse::Arm)
+  // readiness; GPUs split between roles (a disaggregated cell: its per-GPU
+  // figures divide by the GPUs of a role, so the plan says how many each
+  // role has).
+  if (C.Arm || C.ServerReuse == PlanCell::Reuse::Arm || C.GpusByRole.size() > 1)
     return true;
   for (const ProcessSpec &P : C.Processes)
     if (P.Ready != ProcessSpec::Readiness::Default || P.Role == "service")

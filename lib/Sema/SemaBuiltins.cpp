@@ -201,9 +201,17 @@ static llvm::SMRange argRange(const BuiltinCall &C, const BuiltinFunction &F,
 static std::optional<Value> jsonFn(BuiltinCall &C) {
   if (C.Args[0].kind() != ValueKind::Map && C.Args[0].kind() != ValueKind::List)
     return C.mismatch(0, "a map or list");
+  int64_t Indent = C.Args[2].getInt();
+  if (Indent < 0 || Indent > 16) {
+    const BuiltinFunction &F = *builtins().function("json");
+    C.S.diag(argRange(C, F, 2), DiagID::err_type_mismatch)
+        << "json(indent)"
+        << "int in 0..16" << C.Args[2].describeType() << C.Args[2].str();
+    return std::nullopt;
+  }
   std::string Why;
-  std::optional<std::string> S =
-      renderJSON(C.Args[0], C.Args[1].getBool(), &Why);
+  std::optional<std::string> S = renderJSON(
+      C.Args[0], C.Args[1].getBool(), &Why, static_cast<unsigned>(Indent));
   if (!S) {
     C.S.diag(C.E->getArgs()[0].Value->getRange(), DiagID::err_not_terminating)
         << Why;
@@ -487,14 +495,17 @@ BuiltinTables::BuiltinTables() {
        decimalFn},
       {"json",
        1,
-       2,
-       "(map | list, spaced: bool = false) → string",
+       3,
+       "(map | list, spaced: bool = false, indent: int = 0) → string",
        "JSON, map keys in insertion order: compact, or with `\", \"` and "
-       "`\": \"` between items when `spaced`",
+       "`\": \"` between items when `spaced`; `indent` n > 0 puts each "
+       "member on its own line, n spaces deeper per level (Python's "
+       "`json.dumps(indent = n)`)",
        jsonFn,
        true,
        {{"value", Type(), true},
-        {"spaced", Type::of(Type::Bool), false, Value::boolean(false)}}},
+        {"spaced", Type::of(Type::Bool), false, Value::boolean(false)},
+        {"indent", Type::of(Type::Int), false, Value::integer(0)}}},
       {"yaml",
        1,
        3,

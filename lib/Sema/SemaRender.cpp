@@ -277,7 +277,19 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
         evalBool(Emit->getCondition(), Ctx, "an 'emit' condition");
     if (!On || !*On)
       continue;
+    // A knob an item's value reads reaches the command line through it
+    // (`flag "--x" = decimal(knob, 2)`): it is rendered, not silent.
+    std::vector<std::string> Read;
+    EvalCtx ItemCtx = Ctx;
+    ItemCtx.Deps = &Read;
+    auto MarkRead = [&](bool Rendered) {
+      if (Rendered)
+        for (const std::string &N : Read)
+          if (Template->findKnob(N))
+            Knobs[N].Rendered = true;
+    };
     for (ast::Stmt *Item : Emit->getBody().Stmts) {
+      Read.clear();
       if (auto *F = llvm::dyn_cast<ast::FlagStmt>(Item)) {
         RenderInfo RI;
         RI.K = RenderInfo::Flag;
@@ -288,7 +300,7 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
           Out.push_back({Rendering::Flag, RI.Target, "", RI.Mode, {}, ""});
           continue;
         }
-        std::optional<Value> V = eval(F->getValue(), Ctx);
+        std::optional<Value> V = eval(F->getValue(), ItemCtx);
         if (!V)
           continue;
         if (RI.Mode != Rendering::Single && !V->isNone() &&
@@ -299,7 +311,8 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
               << "a list" << V->describeType() << V->str();
           continue;
         }
-        renderValueAs(*this, PS, RI, *V, "", F->getValue()->getRange(), Out);
+        MarkRead(renderValueAs(*this, PS, RI, *V, "", F->getValue()->getRange(),
+                               Out));
       } else if (auto *Sw = llvm::dyn_cast<ast::SwitchStmt>(Item)) {
         RenderInfo RI;
         RI.K = RenderInfo::Switch;
@@ -319,24 +332,26 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
         if (!Sw->getValue() && Out.size() > Before)
           Out.back().V.reset(); // A constant switch has no value to show.
       } else if (auto *A = llvm::dyn_cast<ast::ArgsStmt>(Item)) {
-        std::optional<Value> V = eval(A->getValue(), Ctx);
+        std::optional<Value> V = eval(A->getValue(), ItemCtx);
         if (!V)
           continue;
         RenderInfo RI;
         RI.K = RenderInfo::Args;
-        renderValueAs(*this, PS, RI, *V, "", A->getValue()->getRange(), Out);
+        MarkRead(renderValueAs(*this, PS, RI, *V, "", A->getValue()->getRange(),
+                               Out));
       } else if (auto *F = llvm::dyn_cast<ast::FileStmt>(Item)) {
         AddFile(F->getName(), F->getValue());
       } else if (auto *A = llvm::dyn_cast<ast::AssignStmt>(Item);
                  A && A->getPath().size() == 2 &&
                  A->getPath()[0].Name == "env") {
-        std::optional<Value> V = eval(A->getValue(), Ctx);
+        std::optional<Value> V = eval(A->getValue(), ItemCtx);
         if (!V)
           continue;
         RenderInfo RI;
         RI.K = RenderInfo::Env;
         RI.Target = A->getPath()[1].Name.str();
-        renderValueAs(*this, PS, RI, *V, "", A->getValue()->getRange(), Out);
+        MarkRead(renderValueAs(*this, PS, RI, *V, "", A->getValue()->getRange(),
+                               Out));
       } else {
         diag(Item->getRange(), DiagID::err_not_allowed_here)
             << "this statement"

@@ -819,11 +819,17 @@ static void writeSpaced(const nlohmann::ordered_json &J, std::string &Out) {
   Out += J.dump();
 }
 
-std::optional<std::string>
-arecipe::sema::renderJSON(const Value &V, bool Spaced, std::string *Why) {
+std::optional<std::string> arecipe::sema::renderJSON(const Value &V,
+                                                     bool Spaced,
+                                                     std::string *Why,
+                                                     unsigned Indent) {
   std::optional<nlohmann::ordered_json> J = toJsonValue(V, Why);
   if (!J)
     return std::nullopt;
+  // nlohmann's pretty form is Python's indented one: `": "` after keys,
+  // `,` at line ends, `{}` and `[]` for empty containers.
+  if (Indent > 0)
+    return J->dump(static_cast<int>(Indent));
   if (!Spaced)
     return J->dump();
   std::string Out;

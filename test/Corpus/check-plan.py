@@ -23,7 +23,8 @@ What is compared, per expected cell of the selected mode (and arm):
     `port`, `node_rank`, and its GPU count (the plan lists device indexes);
   - every expected file, byte for byte, or for a YAML or JSON file as the
     value it holds; a file's path in an expected argv word or env value
-    (`path` of the expected file) may be the plan's `{file:NAME}`;
+    (`path` of the expected file) is the plan's `{file:NAME}` where the plan
+    cell has that file;
   - the client: concurrency, isl, osl, range_ratio, num_prompts, warmups,
     duration_s, served_model_name, and the port of the process it targets.
 Not compared: `matrix`, `setup`, process `cwd`, and the client's own argv
@@ -31,9 +32,14 @@ and env (InferenceX's AIPerf / benchmark_serving.py command lines; arecipe
 has its own load client). They are in the expectation files for reference.
 
 Placeholders in expected values: `{model_path}` stands for the plan's
-`model.path`; every other `{...}` form (`{result_dir}`, `{node_addr:K}`,
-`{rdma_rail}`, ...) must appear literally in the plan, because only the
-runtime can resolve it.
+`model.path`; an expected file's `path` (`{result_dir}/mooncake_config.json`)
+stands for the plan's `{file:NAME}` of that file, which the runtime resolves
+to the path of the file it writes into the cell's directory, provided the
+plan cell has a file of that name; a run-time probe `{NAME}` (the
+expectation's notes say what it probes) stands for the plan's
+`{capture:NAME}` where the plan cell runs a `capture` step of that name;
+every other `{...}` form (`{result_dir}`, `{node_addr:K}`, ...) must appear
+literally in the plan, because only the runtime can resolve it.
 
 exit status: 0 the plan matches, 1 some difference (each printed as
 `EXPECTED: cell ID: field: reason`), 2 usage error or unreadable input.
@@ -117,6 +123,13 @@ def plan_files(cell):
     return out
 
 
+def plan_captures(cell):
+    """Names of the cell's `capture` pre-flight steps (`{capture:NAME}`)."""
+    return [a.get("name") for a in cell.get("preflight") or []
+            if isinstance(a, dict) and a.get("action") == "capture" and
+            isinstance(a.get("name"), str)]
+
+
 def plan_client_values(plan, cell):
     """The client fields the expectation names, read from the plan."""
     client = cell.get("client") or {}
@@ -145,20 +158,25 @@ CLIENT_FIELDS = ["concurrency", "isl", "osl", "range_ratio", "num_prompts",
 def compare_cell(exp, got, plan, subst, report):
     """Reports every difference between expected cell `exp` and plan cell
     `got` through report(field, reason)."""
-    # A file's path as the script refers to it may be, in the plan, the
-    # placeholder `{file:NAME}` that the runtime replaces with where it wrote
-    # the cell's file: the same reference (either form matches).
-    file_refs = {ef["path"]: "{file:%s}" % ef["name"] for ef in exp["files"] if ef.get("path")}
+    # A process refers to a file the runtime writes by `{file:NAME}`: the
+    # expected file's path reads as that, where the plan cell has the file;
+    # and to a probe's output by `{capture:NAME}`.
+    files = plan_files(got)
+    paths = [(ef["path"], "{file:%s}" % ef["name"]) for ef in exp["files"]
+             if isinstance(ef.get("path"), str) and ef["name"] in files]
+    # A run-time probe the plan runs as a capture step of the same name.
+    paths += [("{%s}" % name, "{capture:%s}" % name) for name in plan_captures(got)]
+    if paths:
+        outer = subst
 
-    def as_plan(word):
-        if not isinstance(word, str):
-            return word
-        if word in file_refs:
-            return file_refs[word]
-        name, eq, value = word.partition("=")
-        if eq and name.startswith("--") and value in file_refs:
-            return name + "=" + file_refs[value]
-        return word
+        def subst(value):
+            value = outer(value)
+            if isinstance(value, list):
+                return [subst(v) for v in value]
+            if isinstance(value, str):
+                for path, ref in paths:
+                    value = value.replace(path, ref)
+            return value
 
     for field in ("gpus", "nodes"):
         if got.get(field) != exp[field]:
@@ -172,20 +190,13 @@ def compare_cell(exp, got, plan, subst, report):
             names = [p.get("name") for p in got.get("processes") or []]
             report(where, "missing from the plan (plan has %s)" % ", ".join(map(show, names)))
             continue
-        want = subst(ep["argv"])
-        diffs = []
-        compare_argv(want, gp.get("argv"), diffs.append)
-        if diffs:
-            again = []
-            compare_argv([as_plan(w) for w in want], gp.get("argv"), again.append)
-            for r in diffs if again else []:
-                report(where + ": argv", r)
+        compare_argv(subst(ep["argv"]), gp.get("argv"), lambda r: report(where + ": argv", r))
         genv = gp.get("env") or {}
         for key, value in ep["env"].items():
             value = subst(value)
             if key not in genv:
                 report(where + ": env " + key, "missing (expected %s)" % show(value))
-            elif genv[key] != value and genv[key] != as_plan(value):
+            elif genv[key] != value:
                 report(where + ": env " + key, "expected %s, got %s" % (show(value), show(genv[key])))
         for key in ep.get("env_unset") or []:
             if key in genv:
@@ -200,7 +211,6 @@ def compare_cell(exp, got, plan, subst, report):
             report(where + ": gpus", "expected %s, got %s (%s)" % (
                 show(ep.get("gpus")), show(count), show(devices)))
 
-    files = plan_files(got)
     for ef in exp["files"]:
         where = "file '%s'" % ef["name"]
         if ef["name"] not in files:

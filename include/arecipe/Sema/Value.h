@@ -274,9 +274,12 @@ std::optional<Value> conformTo(const Value &V, const Type &T);
 std::optional<std::string> renderValue(const Value &V, std::string *Why = nullptr);
 
 /// V (a map or list) as JSON, keys in insertion order: compact, or with
-/// Python's json.dumps separators (`", "`, `": "`) when Spaced.
+/// Python's json.dumps separators (`", "`, `": "`) when Spaced. Indent > 0
+/// is json.dumps(indent = Indent): one member per line, `,` at line ends,
+/// `": "` after keys (Spaced makes no difference then).
 std::optional<std::string> renderJSON(const Value &V, bool Spaced,
-                                      std::string *Why = nullptr);
+                                      std::string *Why = nullptr,
+                                      unsigned Indent = 0);
 
 /// How renderYAML lays a document out: spaces per nesting level, and
 /// whether a list of scalars is written inline (`[1, 2, 3]`) instead of one
