@@ -96,6 +96,8 @@ def main():
                     w = w.replace(k, subst[k])
                 argv.append(w)
             argv.append("--diagnostics-format=json")
+            # -verify sees every error; so must this run.
+            argv.append("--error-limit=0")
             if cwd:
                 for k in sorted(subst, key=len, reverse=True):
                     cwd = cwd.replace(k, subst[k])
