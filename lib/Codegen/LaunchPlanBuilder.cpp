@@ -599,6 +599,118 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   return !Failed;
 }
 
+namespace {
+/// How a declaration's field becomes a plan figure: the plan's key, the
+/// plan's unit, and whether only the simulator reads it.
+struct FigureSpec {
+  const char *Field, *Key;
+  enum As { Number, Bytes, BytesPerSecond, Seconds, Text, Numbers } Unit;
+  bool SimOnly;
+};
+} // namespace
+
+// In the order of docs/plan-schema.md's tables.
+static const FigureSpec ModelFigureSpecs[] = {
+    {"layers", "layers", FigureSpec::Number, true},
+    {"hidden_size", "hidden_size", FigureSpec::Number, true},
+    {"attention", "attention", FigureSpec::Text, true},
+    {"kv_heads", "kv_heads", FigureSpec::Number, true},
+    {"head_dim", "head_dim", FigureSpec::Number, true},
+    {"kv_lora_rank", "kv_lora_rank", FigureSpec::Number, true},
+    {"rope_dim", "rope_dim", FigureSpec::Number, true},
+    {"kv_layers", "kv_layers", FigureSpec::Number, true},
+    {"kv_bytes_per_token", "kv_bytes_per_token", FigureSpec::Number, false},
+    {"attention_heads", "attention_heads", FigureSpec::Number, true},
+    {"params_total", "params_total", FigureSpec::Number, false},
+    {"params_active", "params_active", FigureSpec::Number, false},
+    {"experts", "experts", FigureSpec::Number, true},
+    {"experts_per_token", "experts_per_token", FigureSpec::Number, true},
+    {"checkpoint", "checkpoint_bytes", FigureSpec::Bytes, false},
+    {"precision", "precision", FigureSpec::Text, false},
+    {"context_length", "context_length", FigureSpec::Number, false},
+    {"state_per_sequence", "state_bytes_per_sequence", FigureSpec::Bytes, true},
+    {"activation_reserve", "activation_reserve_bytes", FigureSpec::Bytes, true},
+    {"draft_checkpoint", "draft_checkpoint_bytes", FigureSpec::Bytes, true},
+    {"attention_flops_per_token_pair", "attention_flops_per_token_pair",
+     FigureSpec::Number, true},
+    {"acceptance_lengths", "acceptance_lengths", FigureSpec::Numbers, true},
+};
+
+static const FigureSpec HardwareFigureSpecs[] = {
+    {"hbm", "hbm_bytes", FigureSpec::Bytes, false},
+    {"hbm_bandwidth", "hbm_bandwidth", FigureSpec::BytesPerSecond, false},
+    {"flops_bf16", "flops_bf16", FigureSpec::Number, false},
+    {"flops_fp8", "flops_fp8", FigureSpec::Number, false},
+    {"flops_fp4", "flops_fp4", FigureSpec::Number, false},
+    {"interconnect_bandwidth", "interconnect_bandwidth",
+     FigureSpec::BytesPerSecond, true},
+    {"host_to_device_bandwidth", "host_to_device_bandwidth",
+     FigureSpec::BytesPerSecond, true},
+    {"dram", "dram_bytes", FigureSpec::Bytes, false},
+    {"calibration.mem_efficiency", "calibration.mem_efficiency",
+     FigureSpec::Number, true},
+    {"calibration.flops_efficiency", "calibration.flops_efficiency",
+     FigureSpec::Number, true},
+    {"calibration.step_overhead", "calibration.step_overhead_s",
+     FigureSpec::Seconds, true},
+    {"calibration.stage_overhead", "calibration.stage_overhead_s",
+     FigureSpec::Seconds, true},
+    {"calibration.weight_load_bandwidth", "calibration.weight_load_bandwidth",
+     FigureSpec::BytesPerSecond, true},
+    {"calibration.graph_capture_per_size",
+     "calibration.graph_capture_s_per_size", FigureSpec::Seconds, true},
+};
+
+/// The figures E sets, exactly, in the plan's units. SimOnly tells whether
+/// any of them is one only the simulator reads.
+template <size_t N>
+static std::vector<SimFigure> simFigures(const sema::EntityInfo *E,
+                                         const FigureSpec (&Specs)[N],
+                                         bool &SimOnly) {
+  std::vector<SimFigure> Out;
+  for (const FigureSpec &F : Specs) {
+    const Value *V = field(E, F.Field);
+    if (!V || V->isNone())
+      continue;
+    SimOnly |= F.SimOnly;
+    SimFigure Fig{F.Key, {}};
+    // Sema has checked each field's type, so the quantities convert.
+    switch (F.Unit) {
+    case FigureSpec::Number:
+      Fig.V = V->getNumber();
+      break;
+    case FigureSpec::Bytes:
+      Fig.V = *V->getQuantity().in(Unit::B);
+      break;
+    case FigureSpec::BytesPerSecond: {
+      // The base unit of a rate is bytes per nanosecond. A rate beyond
+      // 64-bit exactness stays out of the plan, and the simulator then
+      // names it as missing rather than reading a wrong figure.
+      auto PerSecond = V->getQuantity().baseValue() * Rational(1000000000);
+      if (!PerSecond)
+        continue;
+      Fig.V = *PerSecond;
+      break;
+    }
+    case FigureSpec::Seconds:
+      Fig.V = seconds(*V);
+      break;
+    case FigureSpec::Text:
+      Fig.V = V->getString();
+      break;
+    case FigureSpec::Numbers: {
+      std::vector<PlanNumber> List;
+      for (const Value &El : V->elements())
+        List.push_back(El.getNumber());
+      Fig.V = std::move(List);
+      break;
+    }
+    }
+    Out.push_back(std::move(Fig));
+  }
+  return Out;
+}
+
 bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
   const sema::Cell &First = R.Cells.front();
   Plan.RecipeName = R.Name;
@@ -621,6 +733,20 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
                   Amd ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES");
   Plan.Smi = fieldString(R.Hardware, "smi", Amd ? "amd-smi" : "nvidia-smi");
   Plan.HardwareProfile = fieldString(R.Hardware, "profile", Plan.HardwareName);
+  // The simulation figures go into the plan once the recipe describes what
+  // only the simulator reads (the model's shape, the hardware's links or
+  // calibration): a plan that carries any figure is simulated from its
+  // figures alone, and std's declarations do not describe shapes yet, so
+  // their plans keep simulating from the std/sim profiles.
+  bool SimOnly = false;
+  Plan.ModelFigures = simFigures(R.Model, ModelFigureSpecs, SimOnly);
+  Plan.HardwareFigures = simFigures(R.Hardware, HardwareFigureSpecs, SimOnly);
+  if (!SimOnly) {
+    Plan.ModelFigures.clear();
+    Plan.HardwareFigures.clear();
+  } else {
+    Plan.UsesV11 = true;
+  }
   Plan.EngineName = R.Engine ? R.Engine->Name : "";
   if (const Value *Prefix = field(R.Engine, "metric_prefix"))
     Plan.MetricPrefix = Prefix->getString();

@@ -230,6 +230,28 @@ static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
   return J;
 }
 
+/// Appends the simulation figures to a plan object: "calibration.X" goes
+/// into a nested `calibration` object.
+static void addFigures(OrderedJSON &J, const std::vector<SimFigure> &Figures) {
+  for (const SimFigure &F : Figures) {
+    OrderedJSON V;
+    if (const auto *N = std::get_if<PlanNumber>(&F.V))
+      V = toJSON(*N);
+    else if (const auto *S = std::get_if<std::string>(&F.V))
+      V = *S;
+    else {
+      V = OrderedJSON::array();
+      for (const PlanNumber &E : std::get<std::vector<PlanNumber>>(F.V))
+        V.push_back(toJSON(E));
+    }
+    llvm::StringRef Key = F.Key;
+    if (Key.consume_front("calibration."))
+      J["calibration"][Key.str()] = std::move(V);
+    else
+      J[F.Key] = std::move(V);
+  }
+}
+
 OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
   OrderedJSON J;
   // A plan that uses a v1.1 field says so; every other plan stays v1.
@@ -244,6 +266,8 @@ OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
                    {"visible_devices_env", Plan.VisibleDevicesEnv},
                    {"smi", Plan.Smi},
                    {"profile", Plan.HardwareProfile}};
+  addFigures(J["model"], Plan.ModelFigures);
+  addFigures(J["hardware"], Plan.HardwareFigures);
   J["engine"] = {{"name", Plan.EngineName},
                  {"metric_prefix", orNull(Plan.MetricPrefix)}};
   J["container"] = nullptr;

@@ -33,12 +33,33 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"numa_nodes", Type::Int},      {"gpu_numa", Type::List},
       {"visible_devices_env", Type::String},
       {"smi", Type::String},          {"profile", Type::String},
+      // What the simulator alone needs (docs/language.md §5.3).
+      {"interconnect_bandwidth", Type::Rate},
+      {"host_to_device_bandwidth", Type::Rate},
+      {"calibration.mem_efficiency", Type::Float},
+      {"calibration.flops_efficiency", Type::Float},
+      {"calibration.step_overhead", Type::Duration},
+      {"calibration.stage_overhead", Type::Duration},
+      {"calibration.weight_load_bandwidth", Type::Rate},
+      {"calibration.graph_capture_per_size", Type::Duration},
   };
   static const std::vector<FieldSpec> Model = {
       {"id", Type::String},           {"path", Type::String},
       {"precision", Type::Any},       {"checkpoint", Type::Size},
       {"params_total", Type::Float},  {"params_active", Type::Float},
       {"context_length", Type::Int},  {"kv_bytes_per_token", Type::Int},
+      // The shape a roofline simulation needs (docs/language.md §5.3).
+      {"layers", Type::Int},          {"hidden_size", Type::Int},
+      {"attention", Type::String},    {"kv_heads", Type::Int},
+      {"head_dim", Type::Int},        {"kv_lora_rank", Type::Int},
+      {"rope_dim", Type::Int},        {"kv_layers", Type::Int},
+      {"attention_heads", Type::Int}, {"experts", Type::Int},
+      {"experts_per_token", Type::Int},
+      {"attention_flops_per_token_pair", Type::Float},
+      {"state_per_sequence", Type::Size},
+      {"activation_reserve", Type::Size},
+      {"draft_checkpoint", Type::Size},
+      {"acceptance_lengths", Type::List},
   };
   static const std::vector<FieldSpec> Engine = {
       {"command", Type::List},
@@ -404,6 +425,8 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
   }
   if (E.K == EntityInfo::Hardware)
     checkVendor(E);
+  if (E.K == EntityInfo::Model)
+    checkModelFigures(E);
   E.Evaluating = false;
   E.FieldsEvaluated = true;
   return true;
@@ -423,6 +446,28 @@ void SemaImpl::checkVendor(EntityState &E) {
       (V.getString() != "amd" && V.getString() != "nvidia"))
     diag(E.FieldLocs["vendor"], DiagID::err_hardware_vendor)
         << V.describeType() << V.str();
+}
+
+void SemaImpl::checkModelFigures(EntityState &E) {
+  // The attention kind decides how the simulator stores and shards the KV
+  // cache; the plan loader would refuse any other word at run time.
+  auto It = E.Fields.find("attention");
+  if (It != E.Fields.end() && E.FieldLocs.count("attention")) {
+    const std::string &Kind = It->second.getString();
+    if (Kind != "gqa" && Kind != "mla")
+      diag(E.FieldLocs["attention"], DiagID::err_model_attention)
+          << It->second.describeType() << It->second.str();
+  }
+  // Mean acceptance lengths are numbers, one per draft length.
+  It = E.Fields.find("acceptance_lengths");
+  if (It != E.Fields.end() && E.FieldLocs.count("acceptance_lengths"))
+    for (const Value &El : It->second.elements())
+      if (!El.isNumeric()) {
+        diag(E.FieldLocs["acceptance_lengths"], DiagID::err_type_mismatch)
+            << "acceptance_lengths" << "list of float"
+            << It->second.describeType() << It->second.str();
+        break;
+      }
 }
 
 std::optional<Value> SemaImpl::entityField(const EntityInfo &CE,

@@ -232,6 +232,15 @@ struct SlurmSpec {
   std::optional<sema::Value> Nodelist;
 };
 
+/// One simulation figure of the plan's `model` or `hardware` (schema v1.1,
+/// docs/plan-schema.md "Simulation figures"): the plan's key ("layers",
+/// "calibration.mem_efficiency") and the exact value in the plan's units
+/// (bytes, bytes/s, seconds, counts).
+struct SimFigure {
+  std::string Key;
+  std::variant<PlanNumber, std::string, std::vector<PlanNumber>> V;
+};
+
 /// What the plan says once, before its cells.
 struct PlanHeader {
   std::string RecipeName, RecipeFile, Mode;
@@ -243,6 +252,11 @@ struct PlanHeader {
   std::string EngineName;
   std::optional<std::string> MetricPrefix;
   std::optional<SlurmSpec> Slurm;
+  /// The figures the model and hardware declarations set, in the order of
+  /// the schema's tables; empty unless the recipe describes the model's
+  /// shape or the hardware's simulation-only figures (LaunchPlanBuilder.cpp
+  /// says why).
+  std::vector<SimFigure> ModelFigures, HardwareFigures;
   /// Some cell uses a field of plan v1.1 (files, a `capture` step, the
   /// client's `use_chat_template` or `endpoint`): the plan's schema is
   /// `arecipe.plan/v1.1`, else `arecipe.plan/v1`.
