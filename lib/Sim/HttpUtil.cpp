@@ -1,5 +1,7 @@
 //===- HttpUtil.cpp - Small evhttp helpers shared by the sim's servers ----===//
 #include "HttpUtil.h"
+#include "SimLog.h"
+#include "arecipe/Support/AtomicFile.h"
 
 #include <event2/buffer.h>
 #include <event2/http.h>
@@ -41,6 +43,14 @@ std::string_view requestPath(evhttp_request *Req) {
 
 bool isPost(evhttp_request *Req) {
   return evhttp_request_get_command(Req) == EVHTTP_REQ_POST;
+}
+
+bool writePortFile(const std::string &Path, int Port, SimLog &Log) {
+  std::string Err;
+  if (Path.empty() || support::writeFileAtomically(Path, std::to_string(Port) + "\n", Err))
+    return true;
+  Log.error(Err);
+  return false;
 }
 
 } // namespace arecipe::sim

@@ -33,6 +33,13 @@ std::string_view requestPath(evhttp_request *Req);
 
 bool isPost(evhttp_request *Req);
 
+class SimLog;
+
+/// `--port-file`: writes the port the server is listening on to Path, which
+/// a reader sees whole or not at all; an empty Path writes nothing. False
+/// after logging why it could not.
+bool writePortFile(const std::string &Path, int Port, SimLog &Log);
+
 } // namespace arecipe::sim
 
 #endif

@@ -1,7 +1,6 @@
 //===- Router.cpp - arecipe-sim as a request router in front of engines ---===//
 #include "Router.h"
 #include "HttpUtil.h"
-#include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Sim/OpenAiProtocol.h"
 #include "arecipe/Sim/Server.h"
 
@@ -155,13 +154,8 @@ int RouterServer::run() {
     return 1;
   }
   Log.info(fmt::format("listening on http://127.0.0.1:{}", Loop.boundPort()));
-  std::string WriteErr;
-  if (!O.PortFile.empty() &&
-      !support::writeFileAtomically(O.PortFile, std::to_string(Loop.boundPort()) + "\n",
-                                    WriteErr)) {
-    Log.error(WriteErr);
+  if (!writePortFile(O.PortFile, Loop.boundPort(), Log))
     return 1;
-  }
   ProbeTimer = Loop.timer([this] { probeBackends(); });
   probeBackends();
   Loop.run();

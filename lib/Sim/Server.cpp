@@ -7,7 +7,7 @@
 // injected crash exits at once, from inside the engine timer's callback.
 //
 //===----------------------------------------------------------------------===//
-#include "arecipe/Support/AtomicFile.h"
+#include "HttpUtil.h"
 #include "arecipe/Sim/Server.h"
 #include "arecipe/Sim/SimSpec.h"
 #include "Completions.h"
@@ -129,13 +129,8 @@ int SimServer::run() {
   Log.info(fmt::format("Uvicorn running on http://127.0.0.1:{} (Press CTRL+C "
                        "to quit)",
                        Loop.boundPort()));
-  std::string WriteErr;
-  if (!O.PortFile.empty() &&
-      !support::writeFileAtomically(O.PortFile, std::to_string(Loop.boundPort()) + "\n",
-                                    WriteErr)) {
-    Log.error(WriteErr);
+  if (!writePortFile(O.PortFile, Loop.boundPort(), Log))
     return 1;
-  }
   Startup.start();
   if (ExitCode == 0 && !Loop.exiting())
     Loop.run();
