@@ -427,6 +427,8 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
     checkVendor(E);
   if (E.K == EntityInfo::Model)
     checkModelFigures(E);
+  if (E.K == EntityInfo::Engine)
+    checkMetricsKnob(E);
   E.Evaluating = false;
   E.FieldsEvaluated = true;
   return true;
@@ -446,6 +448,19 @@ void SemaImpl::checkVendor(EntityState &E) {
       (V.getString() != "amd" && V.getString() != "nvidia"))
     diag(E.FieldLocs["vendor"], DiagID::err_hardware_vendor)
         << V.describeType() << V.str();
+}
+
+void SemaImpl::checkMetricsKnob(EntityState &E) {
+  // Codegen reads the named knob per cell to decide whether the cell may
+  // require the engine's metrics; a name that is no bool knob would be
+  // ignored there, so it is an error here.
+  auto It = E.Fields.find("metrics_knob");
+  if (It == E.Fields.end() || !E.FieldLocs.count("metrics_knob"))
+    return;
+  const std::string &Name = It->second.getString();
+  const KnobInfo *K = E.findKnob(Name);
+  if (!K || K->Ty.K != Type::Bool)
+    diag(E.FieldLocs["metrics_knob"], DiagID::err_metrics_knob) << Name << E.Name;
 }
 
 void SemaImpl::checkModelFigures(EntityState &E) {
