@@ -264,6 +264,10 @@ bool isSecretName(std::string_view Name) {
        {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY", "AUTHORIZATION"})
     if (N == Whole)
       return true;
+  // A quantity per token (`experts_per_token`, `kv_bytes_per_token`) is a
+  // model figure, not a credential.
+  if (endsWith(N, "_PER_TOKEN"))
+    return false;
   for (std::string_view Suffix :
        {"_TOKEN", "_KEY", "_SECRET", "_PASSWORD", "_PASSWD", "_PASSPHRASE", "_APIKEY"})
     if (endsWith(N, Suffix))

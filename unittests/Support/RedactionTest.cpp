@@ -15,7 +15,8 @@ TEST(Redaction, SecretNames) {
                            "apiKey", "X-Api-Key", "Authorization", "db.passwd"})
     EXPECT_TRUE(isSecretName(Name)) << Name;
   for (const char *Name : {"max_num_batched_tokens", "TOKENIZER", "kv_cache_dtype", "KEYS", "tp",
-                           "key", "HF_TOKEN_PATH", "--max-tokens", "monkey"})
+                           "key", "HF_TOKEN_PATH", "--max-tokens", "monkey", "experts_per_token",
+                           "kv_bytes_per_token"})
     EXPECT_FALSE(isSecretName(Name)) << Name;
 }
 
