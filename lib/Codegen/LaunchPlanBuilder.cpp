@@ -736,8 +736,8 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
   // The simulation figures go into the plan once the recipe describes what
   // only the simulator reads (the model's shape, the hardware's links or
   // calibration): a plan that carries any figure is simulated from its
-  // figures alone, and std's declarations do not describe shapes yet, so
-  // their plans keep simulating from the std/sim profiles.
+  // figures alone. Declarations without such a figure keep a v1 plan,
+  // simulated from the profile catalogue when it knows them.
   bool SimOnly = false;
   Plan.ModelFigures = simFigures(R.Model, ModelFigureSpecs, SimOnly);
   Plan.HardwareFigures = simFigures(R.Hardware, HardwareFigureSpecs, SimOnly);

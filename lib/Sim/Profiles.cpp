@@ -1,14 +1,17 @@
 //===- Profiles.cpp - Loading hardware and model profiles -----------------===//
 //
-// JSON → profile structs. Every field is required so that a typo in a data
-// file is reported instead of silently modelling a zero.
+// The profile catalogue: hardware and model objects in the simulation
+// spec's format (SimSpec.h reads them, so a profile and a recipe's plan are
+// one format with one reader), generated from std at build time.
 //
 //===----------------------------------------------------------------------===//
 #include "arecipe/Sim/Profiles.h"
+#include "arecipe/Sim/SimSpec.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -39,11 +42,14 @@ double ModelProfile::goldenAcceptance(int DraftTokens) const {
   return GoldenAcceptanceLength[Index - 1];
 }
 
-static bool readJson(const std::string &NameOrPath, const std::string &Dir,
-                     const char *Kind, json &Out, std::string &Error,
-                     std::string *Source = nullptr) {
-  fs::path Path = NameOrPath;
-  if (!fs::is_regular_file(Path))
+/// The text of profile \p NameOrPath: the file itself when it is one, else
+/// DIR/KIND/NAME.json. \p Path is where it was read from.
+static bool readProfile(const std::string &NameOrPath, const std::string &Dir,
+                        const char *Kind, std::string &Text, fs::path &Path,
+                        std::string &Error) {
+  Path = NameOrPath;
+  std::error_code Ec;
+  if (!fs::is_regular_file(Path, Ec))
     Path = fs::path(Dir) / Kind / (NameOrPath + ".json");
   std::ifstream In(Path);
   if (!In) {
@@ -51,123 +57,50 @@ static bool readJson(const std::string &NameOrPath, const std::string &Dir,
                         Path.string());
     return false;
   }
-  Out = json::parse(In, nullptr, /*allow_exceptions=*/false);
-  if (Out.is_discarded()) {
-    Error = fmt::format("{}: not valid JSON", Path.string());
-    return false;
-  }
-  // A profile found by name is named; one given as a file, by its path.
-  if (Source)
-    *Source = "profile " + (Path.string() == NameOrPath
-                                ? NameOrPath
-                                : Path.stem().string());
+  std::stringstream S;
+  S << In.rdbuf();
+  Text = S.str();
   return true;
 }
-
-namespace {
-/// Reads required fields and remembers the first one that is missing.
-struct FieldReader {
-  const json &J;
-  std::string &Error;
-  bool Ok = true;
-
-  template <typename T> void get(const char *Key, T &Out) {
-    if (!Ok)
-      return;
-    auto It = J.find(Key);
-    if (It == J.end()) {
-      Error = fmt::format("profile field '{}' is missing", Key);
-      Ok = false;
-      return;
-    }
-    try {
-      Out = It->template get<T>();
-    } catch (const json::exception &) {
-      Error = fmt::format("profile field '{}' has the wrong type", Key);
-      Ok = false;
-    }
-  }
-};
-} // namespace
 
 bool loadHardwareProfile(const std::string &NameOrPath,
                          const std::string &ProfilesDir, HardwareProfile &Out,
                          std::string &Error) {
-  json J;
-  if (!readJson(NameOrPath, ProfilesDir, "hardware", J, Error))
-    return false;
-  FieldReader R{J, Error};
-  R.get("name", Out.Name);
-  R.get("hbmBytes", Out.HbmBytes);
-  R.get("hbmBandwidth", Out.HbmBandwidth);
-  R.get("peakFlops", Out.PeakFlops);
-  R.get("gpusPerNode", Out.GpusPerNode);
-  R.get("nodeDramMiB", Out.NodeDramMiB);
-  R.get("hostToDeviceBandwidth", Out.HostToDeviceBandwidth);
-  R.get("weightLoadBandwidth", Out.WeightLoadBandwidth);
-  R.get("memEfficiency", Out.MemEfficiency);
-  R.get("flopsEfficiency", Out.FlopsEfficiency);
-  R.get("stepOverheadSeconds", Out.StepOverheadSeconds);
-  R.get("pipelineStageOverheadSeconds", Out.PipelineStageOverheadSeconds);
-  R.get("graphCaptureSecondsPerSize", Out.GraphCaptureSecondsPerSize);
-  if (R.Ok && J.contains("interconnectBandwidth"))
-    R.get("interconnectBandwidth", Out.InterconnectBandwidth);
-  if (R.Ok && (Out.HbmBytes <= 0 || Out.HbmBandwidth <= 0 ||
-               Out.GpusPerNode <= 0 || Out.peakFlopsFor("bf16") <= 0)) {
-    Error = fmt::format("hardware profile '{}': sizes and rates must be "
-                        "positive (and a bf16 peak is required)",
-                        Out.Name);
-    return false;
+  std::string Text;
+  fs::path Path;
+  return readProfile(NameOrPath, ProfilesDir, "hardware", Text, Path, Error) &&
+         parseHardwareSpec(Text, Path.string(), Out, Error);
+}
+
+/// The names a model profile answers to: its file name, its served id and
+/// the id's last component ("kimi_k3", "moonshotai/Kimi-K3", "Kimi-K3").
+static std::vector<std::string> profileNames(const fs::path &File,
+                                             const json &J) {
+  std::vector<std::string> Names{File.stem().string()};
+  if (auto It = J.find("id"); It != J.end() && It->is_string()) {
+    std::string Id = It->get<std::string>();
+    Names.push_back(Id);
+    Names.push_back(fs::path(Id).filename().string());
   }
-  return R.Ok;
+  return Names;
 }
 
 bool loadModelProfile(const std::string &NameOrPath,
                       const std::string &ProfilesDir, ModelProfile &Out,
                       std::string &Error) {
-  json J;
-  if (!readJson(resolveModelProfile(NameOrPath, ProfilesDir), ProfilesDir,
-                "models", J, Error, &Out.Source))
+  std::string Text;
+  fs::path Path;
+  if (!readProfile(resolveModelProfile(NameOrPath, ProfilesDir), ProfilesDir,
+                   "models", Text, Path, Error) ||
+      !parseModelSpec(Text, Path.string(), Out, Error))
     return false;
-  FieldReader R{J, Error};
-  R.get("name", Out.Name);
-  R.get("aliases", Out.Aliases);
-  R.get("weightBytes", Out.WeightBytes);
-  R.get("denseWeightBytes", Out.DenseWeightBytes);
-  R.get("activeParams", Out.ActiveParams);
-  R.get("weightDtype", Out.WeightDtype);
-  R.get("numExperts", Out.NumExperts);
-  R.get("expertsPerToken", Out.ExpertsPerToken);
-  R.get("kvElementsPerToken", Out.KvElementsPerToken);
-  R.get("stateBytesPerSequence", Out.StateBytesPerSequence);
-  R.get("attentionFlopsPerTokenPair", Out.AttentionFlopsPerTokenPair);
-  R.get("maxContextTokens", Out.MaxContextTokens);
-  R.get("activationReserveBytes", Out.ActivationReserveBytes);
-  R.get("draftModelBytes", Out.DraftModelBytes);
-  R.get("goldenAcceptanceLength", Out.GoldenAcceptanceLength);
-  // Optional (older profiles describe MLA-style KV): how the KV shards.
-  std::string Attention = "mla";
-  if (R.Ok && J.contains("attention"))
-    R.get("attention", Attention);
-  if (R.Ok && Attention == "gqa") {
-    Out.Attention = AttentionKind::Gqa;
-    R.get("kvHeads", Out.KvHeads);
-    if (R.Ok && Out.KvHeads <= 0) {
-      Error = fmt::format("model profile '{}': kvHeads must be positive",
-                          Out.Name);
-      return false;
-    }
-  } else if (R.Ok && Attention != "mla") {
-    Error = fmt::format("model profile '{}': attention must be 'mla' or 'gqa'",
-                        Out.Name);
-    return false;
-  }
-  if (R.Ok && (Out.WeightBytes <= 0 || Out.ActiveParams <= 0 ||
-               Out.KvElementsPerToken <= 0 || Out.MaxContextTokens <= 0)) {
-    Error = fmt::format("model profile '{}': sizes must be positive", Out.Name);
-    return false;
-  }
-  return R.Ok;
+  json J = json::parse(Text, nullptr, /*allow_exceptions=*/false);
+  Out.Aliases = profileNames(Path, J);
+  // A profile found by name is named; one given as a file, by its path.
+  Out.Source = "profile " + (Path.string() == NameOrPath
+                                 ? NameOrPath
+                                 : Path.stem().string());
+  return true;
 }
 
 static std::string lower(std::string S) {
@@ -191,13 +124,9 @@ std::string findModelProfileFor(const std::string &ModelArg,
   for (const fs::path &File : Files) {
     std::ifstream In(File);
     json J = json::parse(In, nullptr, false);
-    if (J.is_discarded() || !J.contains("name"))
+    if (J.is_discarded() || !J.is_object())
       continue;
-    std::vector<std::string> Names{J["name"].get<std::string>()};
-    if (J.contains("aliases") && J["aliases"].is_array())
-      for (const auto &A : J["aliases"])
-        if (A.is_string())
-          Names.push_back(A.get<std::string>());
+    std::vector<std::string> Names = profileNames(File, J);
     for (const std::string &Name : Names)
       if (lower(Name) == Wanted || lower(Name) == Base)
         return File.stem().string();

@@ -215,7 +215,8 @@ bool resolveSubject(const SimOptions &O, const EngineConfig &Config,
   }
   return loadHardwareProfile(O.Hardware.empty() ? "mi355x" : O.Hardware,
                              O.ProfilesDir, Hw, Error) &&
-         loadModelProfile(ModelName, O.ProfilesDir, Model, Error);
+         loadModelProfile(ModelName, O.ProfilesDir, Model, Error) &&
+         checkPrecisionPeak(Hw, Model, "hardware profile " + Hw.Name, Error);
 }
 
 } // namespace

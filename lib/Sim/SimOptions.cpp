@@ -29,7 +29,7 @@ options:
   --sim-model NAME|ALIAS|PATH    model profile by name, alias or file (default: the
                                  profile --served-model-name or --model names; none
                                  is an error)
-  --sim-profiles-dir DIR         profile directory (default: ../share/arecipe/std/sim
+  --sim-profiles-dir DIR         profile directory (default: ../share/arecipe/sim
                                  beside this executable)
   --sim-time-scale K             K simulated seconds per wall-clock second (default 1)
   --sim-seed N                   seed for speculative-decoding acceptance (default 0)

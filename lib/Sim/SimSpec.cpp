@@ -176,6 +176,7 @@ bool readModel(Figures &F, ModelProfile &M) {
                               "nvfp4, int4)",
                               *Precision));
   M.WeightDtype = Key;
+  M.Precision = *Precision;
   M.WeightBytes = *Checkpoint;
   M.MaxContextTokens = *Context;
   M.NumExperts = int(Experts);
@@ -293,27 +294,22 @@ std::string flopsKeyForPrecision(const std::string &P) {
   return "";
 }
 
-bool parseSimSpec(std::string_view Text, const std::string &Origin,
-                  HardwareProfile &Hw, ModelProfile &Model,
-                  std::string &Error) {
-  Error.clear();
+namespace {
+/// The object \p Text holds, or an error naming \p Origin.
+std::optional<json> parseObject(std::string_view Text, const std::string &Origin,
+                                std::string &Error) {
   json J = json::parse(Text.begin(), Text.end(), nullptr, false);
   if (J.is_discarded() || !J.is_object()) {
     Error = fmt::format("{}: not a JSON object", Origin);
-    return false;
+    return std::nullopt;
   }
-  for (const char *Part : {"model", "hardware"}) {
-    auto It = J.find(Part);
-    if (It == J.end() || !It->is_object()) {
-      Error = fmt::format("{}: {}: missing: the spec describes the model and "
-                          "the hardware",
-                          Origin, Part);
-      return false;
-    }
-  }
+  return J;
+}
+
+bool parseHardwareObject(const json &H, const std::string &Origin,
+                         HardwareProfile &Hw, std::string &Error) {
   const json *Calibration = nullptr;
-  if (auto It = J["hardware"].find("calibration");
-      It != J["hardware"].end() && !It->is_null()) {
+  if (auto It = H.find("calibration"); It != H.end() && !It->is_null()) {
     if (!It->is_object()) {
       Error = fmt::format("{}: hardware.calibration: expected an object",
                           Origin);
@@ -321,21 +317,65 @@ bool parseSimSpec(std::string_view Text, const std::string &Origin,
     }
     Calibration = &*It;
   }
-  Figures M(&J["model"], "model", Origin, Error);
-  Figures H(&J["hardware"], "hardware", Origin, Error);
+  Figures F(&H, "hardware", Origin, Error);
   Figures Cal(Calibration, "hardware.calibration", Origin, Error);
-  Model = ModelProfile();
   Hw = HardwareProfile();
-  if (!readModel(M, Model) || !readHardware(H, Cal, Hw))
-    return false;
+  return readHardware(F, Cal, Hw);
+}
+
+bool parseModelObject(const json &M, const std::string &Origin,
+                      ModelProfile &Model, std::string &Error) {
+  Figures F(&M, "model", Origin, Error);
+  Model = ModelProfile();
+  return readModel(F, Model);
+}
+} // namespace
+
+bool checkPrecisionPeak(const HardwareProfile &Hw, const ModelProfile &Model,
+                        const std::string &Origin, std::string &Error) {
   // The weights compute at their own precision's peak: no stand-in figure.
-  if (!Hw.PeakFlops.count(Model.WeightDtype)) {
-    Error = fmt::format("{}: hardware.flops_{}: missing: the model's {} "
-                        "weights compute at it (FLOP/s)",
-                        Origin, Model.WeightDtype,
-                        J["model"].value("precision", ""));
+  if (Hw.PeakFlops.count(Model.WeightDtype))
+    return true;
+  Error = fmt::format("{}: hardware.flops_{}: missing: the model's {} "
+                      "weights compute at it (FLOP/s)",
+                      Origin, Model.WeightDtype, Model.Precision);
+  return false;
+}
+
+bool parseHardwareSpec(std::string_view Text, const std::string &Origin,
+                       HardwareProfile &Hw, std::string &Error) {
+  Error.clear();
+  auto J = parseObject(Text, Origin, Error);
+  return J && parseHardwareObject(*J, Origin, Hw, Error);
+}
+
+bool parseModelSpec(std::string_view Text, const std::string &Origin,
+                    ModelProfile &Model, std::string &Error) {
+  Error.clear();
+  auto J = parseObject(Text, Origin, Error);
+  return J && parseModelObject(*J, Origin, Model, Error);
+}
+
+bool parseSimSpec(std::string_view Text, const std::string &Origin,
+                  HardwareProfile &Hw, ModelProfile &Model,
+                  std::string &Error) {
+  Error.clear();
+  auto J = parseObject(Text, Origin, Error);
+  if (!J)
     return false;
+  for (const char *Part : {"model", "hardware"}) {
+    auto It = J->find(Part);
+    if (It == J->end() || !It->is_object()) {
+      Error = fmt::format("{}: {}: missing: the spec describes the model and "
+                          "the hardware",
+                          Origin, Part);
+      return false;
+    }
   }
+  if (!parseModelObject((*J)["model"], Origin, Model, Error) ||
+      !parseHardwareObject((*J)["hardware"], Origin, Hw, Error) ||
+      !checkPrecisionPeak(Hw, Model, Origin, Error))
+    return false;
   Model.Source = "spec " + Origin;
   return true;
 }

@@ -38,5 +38,5 @@ std::string arecipe::support::dataDir() { return dataDirFor(executablePath()); }
 std::string arecipe::support::simProfilesDir() {
   std::string Data = dataDir();
   return Data.empty() ? std::string()
-                      : (fs::path(Data) / "std" / "sim").string();
+                      : (fs::path(Data) / "sim").string();
 }

@@ -35,10 +35,10 @@ msg=$(run "$p/bin/arecipe-sim" --sim-model no-such-model -- \
   python -m atom.entrypoints.openai_server --model m --server-port 0 2>&1)
 status=$?
 set -e
-want="(looked for $p/share/arecipe/std/sim/models/no-such-model.json)"
+want="(looked for $p/share/arecipe/sim/models/no-such-model.json)"
 [[ $status == 2 && $msg == *"$want"* ]] ||
   fail "arecipe-sim did not look for its profiles in the tree (exit $status): $msg"
-echo "installed arecipe-sim: profiles from $p/share/arecipe/std/sim"
+echo "installed arecipe-sim: profiles from $p/share/arecipe/sim"
 
 run "$p/bin/arecipe-load" --help >/dev/null || fail "arecipe-load --help failed"
 echo "installed arecipe-load: starts"

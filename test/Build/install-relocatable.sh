@@ -22,7 +22,7 @@ cmake --install "$build" --prefix "$tmp/first" >/dev/null
 
 for f in bin/arecipec bin/arecipe-run bin/arecipe-sim bin/arecipe-load \
          share/arecipe/std/engines/atom.arecipe share/arecipe/std/hardware/mi355x.arecipe \
-         share/arecipe/std/sim/hardware/mi355x.json \
+         share/arecipe/sim/hardware/mi355x.json \
          share/arecipe/examples/kimik3-mi355x-atom.arecipe share/doc/arecipe/README.md; do
   [[ -f $tmp/first/$f ]] || fail "not installed: <prefix>/$f"
 done

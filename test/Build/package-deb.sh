@@ -35,7 +35,7 @@ depends=$(field Depends)
 echo "Depends: $depends"
 dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/contents"
 for f in ./usr/bin/arecipec ./usr/bin/arecipe-run ./usr/bin/arecipe-sim ./usr/bin/arecipe-load \
-         ./usr/share/arecipe/std/engines/atom.arecipe ./usr/share/arecipe/std/sim/hardware/mi355x.json \
+         ./usr/share/arecipe/std/engines/atom.arecipe ./usr/share/arecipe/sim/hardware/mi355x.json \
          ./usr/share/arecipe/examples/kimik3-mi355x-atom.arecipe; do
   grep -qxF "$f" "$tmp/contents" || fail "the package does not hold $f"
 done

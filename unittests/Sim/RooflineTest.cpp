@@ -20,7 +20,7 @@ StepShape decode(long Sequences, long Context, int RowsPerSeq = 1) {
 
 TEST(Roofline, KvCapacityIsHbmTimesUtilizationMinusWeightsPerGpu) {
   HardwareProfile Hw = mi355x();
-  ModelProfile M = model("kimi-k3");
+  ModelProfile M = model("kimi_k3");
   EngineConfig C = atomConfig({"--max-num-seqs", "32"});
   Roofline R(Hw, M, C);
   EXPECT_DOUBLE_EQ(R.weightBytesPerGpu(), 1.56e12 / 8);
@@ -43,12 +43,12 @@ TEST(Roofline, KvCapacityIsHbmTimesUtilizationMinusWeightsPerGpu) {
 TEST(Roofline, WeightsThatDoNotFitLeaveNoKvCache) {
   HardwareProfile Hw = mi355x();
   EngineConfig C = atomConfig({"--tensor-parallel-size", "4"});
-  Roofline R(Hw, model("kimi-k3"), C);
+  Roofline R(Hw, model("kimi_k3"), C);
   EXPECT_EQ(R.kvCapacityTokens(), 0); // 390 GB per GPU on a 288 GB part
 }
 
 TEST(Roofline, DecodeIsMemoryBoundAndAmortisesWeights) {
-  Roofline R(mi355x(), model("kimi-k3"), atomConfig());
+  Roofline R(mi355x(), model("kimi_k3"), atomConfig());
   const HardwareProfile &Hw = R.hardware();
   double One = R.stepSeconds(decode(1, 1000));
   double Many = R.stepSeconds(decode(64, 1000));
@@ -68,7 +68,7 @@ TEST(Roofline, DecodeIsMemoryBoundAndAmortisesWeights) {
 
 TEST(Roofline, DcpShardsTheLongContextKvRead) {
   HardwareProfile Hw = mi355x();
-  ModelProfile M = model("kimi-k3");
+  ModelProfile M = model("kimi_k3");
   Roofline NoDcp(Hw, M, atomConfig());
   Roofline Dcp8(Hw, M, atomConfig({"-dcp", "8"}));
   StepShape LongContext = decode(16, 200000, 4);
@@ -79,7 +79,7 @@ TEST(Roofline, DcpShardsTheLongContextKvRead) {
 }
 
 TEST(Roofline, LargePrefillIsComputeBound) {
-  Roofline R(mi355x(), model("kimi-k3"), atomConfig());
+  Roofline R(mi355x(), model("kimi_k3"), atomConfig());
   const HardwareProfile &Hw = R.hardware();
   StepShape Prefill;
   Prefill.Rows = 8192;
@@ -93,7 +93,7 @@ TEST(Roofline, LargePrefillIsComputeBound) {
 
 TEST(Roofline, MicroBatchesFillThePipeline) {
   HardwareProfile Hw = mi355x();
-  ModelProfile M = model("kimi-k3");
+  ModelProfile M = model("kimi_k3");
   Roofline Pp2(Hw, M, atomConfig({"-pp", "2"}));
   StepShape Prefill;
   Prefill.Rows = 8192;
@@ -120,7 +120,7 @@ TEST(Roofline, MicroBatchesFillThePipeline) {
 
 TEST(Roofline, PipelineStagesRunInSeriesAndCpuLoadsAddTime) {
   HardwareProfile Hw = mi355x();
-  ModelProfile M = model("kimi-k3");
+  ModelProfile M = model("kimi_k3");
   Roofline Tp8(Hw, M, atomConfig());
   Roofline Pp2(Hw, M, atomConfig({"-pp", "2"}));
   StepShape S = decode(8, 1000);

@@ -50,7 +50,7 @@ RunOutcome runToIdle(Scheduler &S, int Limit = 100000) {
 }
 
 Roofline kimi(std::vector<std::string> Extra) {
-  return Roofline(mi355x(), model("kimi-k3"), atomConfig(Extra));
+  return Roofline(mi355x(), model("kimi_k3"), atomConfig(Extra));
 }
 
 TEST(Scheduler, EveryRequestGetsExactlyMaxTokens) {

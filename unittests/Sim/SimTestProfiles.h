@@ -1,6 +1,6 @@
 //===- SimTestProfiles.h - Profiles and configs shared by the sim tests ---===//
 //
-// The std/sim data files as loaded by the tool, plus argv builders, so each
+// The profiles generated from std, as loaded by the tool, plus argv builders, so each
 // test states only the knob it is about.
 //
 //===----------------------------------------------------------------------===//
@@ -45,7 +45,7 @@ inline EngineConfig atomConfig(std::vector<std::string> Extra = {}) {
 }
 
 /// Llama-3.1-70B (80 layers, GQA with 8 KV heads of 128) on an 80 GB H100,
-/// as a recipe declares them: a model and a GPU std/sim has no profile of.
+/// as a recipe declares them: a model and a GPU std has no profile of.
 inline nlohmann::json llama70bOnH100() {
   return nlohmann::json::parse(R"({
     "model": {"id": "meta-llama/Llama-3.1-70B-Instruct", "layers": 80,

@@ -13,7 +13,7 @@ namespace {
 
 StartupPlan plan(std::vector<std::string> Extra, Environment Env = {},
                  SimOptions O = {}) {
-  Roofline R(mi355x(), model("kimi-k3"), atomConfig(std::move(Extra)));
+  Roofline R(mi355x(), model("kimi_k3"), atomConfig(std::move(Extra)));
   return planStartup(R, O, Env);
 }
 
@@ -118,7 +118,7 @@ TEST(Startup, VllmPadsToTheNextCapturedSizeInsteadOfDying) {
        "--speculative-config", R"({"method":"mtp","num_speculative_tokens":2})"},
       std::nullopt);
   ASSERT_EQ(Vllm.Error, "");
-  Roofline R(mi355x(), model("kimi-k3"), Vllm.Config);
+  Roofline R(mi355x(), model("kimi_k3"), Vllm.Config);
   StartupPlan P = planStartup(R, SimOptions{}, {});
   EXPECT_EQ(P.Phases.back().Name, "graph-warmup");
   EXPECT_EQ(P.Phases.back().ExitCode, 0);

@@ -35,5 +35,5 @@ TEST(InstallLayoutTest, RunningExecutableIsThisTest) {
   EXPECT_EQ(std::filesystem::path(Exe).filename(), "SupportTests");
   EXPECT_EQ(executableDir(), std::filesystem::path(Exe).parent_path().string());
   EXPECT_EQ(dataDir(), dataDirFor(Exe));
-  EXPECT_EQ(simProfilesDir(), dataDir() + "/std/sim");
+  EXPECT_EQ(simProfilesDir(), dataDir() + "/sim");
 }

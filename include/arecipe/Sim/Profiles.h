@@ -1,8 +1,11 @@
 //===- Profiles.h - Hardware and model profiles for arecipe-sim -*- C++ -*-===//
 //
-// The numbers the simulator's roofline is built from, read from the JSON data
-// files under std/sim/ (hardware/NAME.json, models/NAME.json). A profile is
-// plain data: this header loads and validates it and does no modelling.
+// The numbers the simulator's roofline is built from. They come from the
+// recipe's plan (SimSpec.h) or, for arecipe-sim started by hand, from the
+// profile catalogue (hardware/NAME.json, models/NAME.json: the plan's
+// `hardware` and `model` objects, generated from std at build time and read
+// by the same reader). A profile is plain data: this header loads and
+// validates it and does no modelling.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARECIPE_SIM_PROFILES_H
@@ -58,7 +61,8 @@ struct ModelProfile {
   double WeightBytes = 0;      // whole checkpoint
   double DenseWeightBytes = 0; // read every step (attention, shared experts)
   double ActiveParams = 0;     // per token, for FLOPs
-  std::string WeightDtype = "bf16";
+  std::string WeightDtype = "bf16"; // the peak-FLOP/s key it computes at
+  std::string Precision;            // as declared ("mxfp4", …)
   int NumExperts = 0;          // 0 = dense model
   int ExpertsPerToken = 0;
   /// KV elements one token stores over all layers, unsharded; multiplied by

@@ -37,6 +37,18 @@ struct SimSpecDefaults {
 bool parseSimSpec(std::string_view Text, const std::string &Origin,
                   HardwareProfile &Hw, ModelProfile &Model, std::string &Error);
 
+/// Parses one half of a spec on its own: a hardware object or a model
+/// object (a profile file of the catalogue, docs/simulator.md "Profiles").
+bool parseHardwareSpec(std::string_view Text, const std::string &Origin,
+                       HardwareProfile &Hw, std::string &Error);
+bool parseModelSpec(std::string_view Text, const std::string &Origin,
+                    ModelProfile &Model, std::string &Error);
+
+/// Whether \p Hw states the peak FLOP/s of \p Model's weight precision
+/// (no other precision stands in); else an error naming the field.
+bool checkPrecisionPeak(const HardwareProfile &Hw, const ModelProfile &Model,
+                        const std::string &Origin, std::string &Error);
+
 /// Reads and parses the spec file \p Path.
 bool loadSimSpec(const std::string &Path, HardwareProfile &Hw,
                  ModelProfile &Model, std::string &Error);

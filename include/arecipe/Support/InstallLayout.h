@@ -5,8 +5,8 @@
 //
 //   <prefix>/bin/        arecipec, arecipe-run, arecipe-sim, arecipe-load
 //   <prefix>/share/arecipe/std/       the standard library (import "std/...")
-//   <prefix>/share/arecipe/std/sim/   the simulator's hardware and model
-//                                     profiles
+//   <prefix>/share/arecipe/sim/       the simulator's hardware and model
+//                                     profiles (generated from std)
 //
 // and every tool finds its data relative to its own executable, never
 // through a path compiled into the binary, so the tree works wherever it is
@@ -43,7 +43,7 @@ std::string dataDirFor(std::string_view ExePath);
 /// is what the compiler searches last for `import "std/..."`.
 std::string dataDir();
 
-/// `dataDir()/std/sim`: arecipe-sim's default `--sim-profiles-dir`. Empty
+/// `dataDir()/sim`: arecipe-sim's default `--sim-profiles-dir`. Empty
 /// if the executable's path is unknown.
 std::string simProfilesDir();
 
