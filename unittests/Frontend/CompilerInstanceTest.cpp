@@ -61,7 +61,7 @@ std::string knob(CompilerInstance &CI, llvm::StringRef Knob, int64_t Conc) {
 
 TEST(CompilerInstanceTest, SameInvocationSameBytesEveryTime) {
   std::string First = planOf(exampleInvocation());
-  ASSERT_EQ(First.rfind("{\n  \"schema\": \"arecipe.plan/v1\"", 0), 0u)
+  ASSERT_EQ(First.rfind("{\n  \"schema\": \"arecipe.plan/v1.1\"", 0), 0u)
       << First.substr(0, 500);
   for (int I = 0; I < 3; ++I)
     EXPECT_EQ(planOf(exampleInvocation()), First);
