@@ -598,6 +598,12 @@ placementNodes(const Value &On, const Cell &C, std::string &MissingRole) {
     } else if (Kind == "every_node") {
       if (std::find(Out.begin(), Out.end(), P.NodeRank) == Out.end())
         Out.push_back(P.NodeRank);
+    } else if (Kind == "every_server") {
+      // A node whose engine process serves HTTP (not a headless worker of
+      // a multi-node TP group): a per-node proxy in front of that server.
+      if (!P.Headless &&
+          std::find(Out.begin(), Out.end(), P.NodeRank) == Out.end())
+        Out.push_back(P.NodeRank);
     } else if (Kind == "replica_leaders") {
       if (P.Node == 0)
         Out.push_back(P.NodeRank);
@@ -656,8 +662,8 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
       if (!N) {
         diag(stateOf(*T).FieldLocs.at("on"), DiagID::err_type_mismatch)
             << "on"
-            << "first_node, role_leader(ROLE), every_node(ROLE) or "
-               "replica_leaders(ROLE)"
+            << "first_node, role_leader(ROLE), every_node(ROLE), "
+               "every_server(ROLE) or replica_leaders(ROLE)"
             << On->describeType() << On->str();
         continue;
       }
@@ -689,6 +695,9 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
     bool Inherits = false;
     if (const Value *IE = Field("inherits_env"))
       Inherits = IE->kind() == ValueKind::Bool && IE->getBool();
+    bool NodeEnv = false;
+    if (const Value *NE = Field("node_env"))
+      NodeEnv = NE->kind() == ValueKind::Bool && NE->getBool();
     for (size_t I = 0; I < Nodes.size(); ++I) {
       ProcessInfo P;
       P.K = W.K;
@@ -703,6 +712,7 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
       P.Nodes = C.Nodes;
       P.BeforeEngines = BeforeEngines;
       P.InheritsEnv = Inherits;
+      P.NodeEnv = NodeEnv;
       P.Ready = Ready;
       P.AliveFor = AliveFor;
       // Its knobs may read the engine processes it fronts, which are

@@ -217,6 +217,8 @@ struct ProcessInfo {
   std::optional<int64_t> Port;
   bool BeforeEngines = false; ///< Started (and ready) before the engines.
   bool InheritsEnv = true;    ///< Gets the cell's `env.*`.
+  /// Gets the environment of the engine process on its node (`node_env`).
+  bool NodeEnv = false;
   Readiness Ready = Readiness::Http;
   Rational AliveFor;              ///< Seconds, for Readiness::Alive.
   std::vector<std::string> After; ///< Process names that must be ready first.
