@@ -481,11 +481,15 @@ void SemaImpl::layoutCell(RecipeState &R, CellState &CS) {
         P.LeaderNode = Leader;
         P.FirstGpu = L.Gpus >= PerNode ? 0 : Used;
         P.Gpus = std::min(L.Gpus, PerNode);
+        // Names as disaggregated launchers name their workers: `ROLE-I`
+        // for a replica on one node, `ROLE-I-nodeK` for each node of one
+        // that spans several (its first node included).
+        std::string Worker = std::to_string(I);
+        if (Nodes > 1)
+          Worker += "-node" + std::to_string(K);
         if (Disagg) {
           P.Role = L.Role;
-          P.Name = L.Role + std::to_string(I);
-          if (K)
-            P.Name += ".n" + std::to_string(K);
+          P.Name = L.Role + "-" + Worker;
           P.Rank = I;
         } else if (L.Replicas == 1) {
           // v1's names and ranks: `server`, then `rank1`, ... workers.
@@ -494,9 +498,7 @@ void SemaImpl::layoutCell(RecipeState &R, CellState &CS) {
           P.Rank = K;
         } else {
           P.Role = K ? "worker" : "server";
-          P.Name = "server" + std::to_string(I);
-          if (K)
-            P.Name += ".n" + std::to_string(K);
+          P.Name = "server-" + Worker;
           P.Rank = I;
         }
         C.Processes.push_back(std::move(P));

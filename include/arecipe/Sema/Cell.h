@@ -195,7 +195,7 @@ enum class Readiness : uint8_t {
 struct ProcessInfo {
   enum Kind : uint8_t { Engine, Router, Service };
   Kind K = Engine;
-  std::string Name; ///< Unique in the cell: `server`, `prefill0.n1`, ...
+  std::string Name; ///< Unique in the cell: `server`, `prefill-0-node1`, ...
   /// server | worker | prefill | decode | router | service.
   std::string Role;
   /// The role whose values an engine process renders: "" for an
