@@ -658,7 +658,11 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
     };
     const char *KindName = W.K == ProcessInfo::Router ? "router" : "service";
     std::vector<int64_t> Nodes{0};
+    bool PerNode = false;
     if (const Value *On = Field("on")) {
+      PerNode = On->kind() == ValueKind::Record &&
+                (On->getRecordName() == "every_node" ||
+                 On->getRecordName() == "every_server");
       std::string Missing;
       std::optional<std::vector<int64_t>> N = placementNodes(*On, C, Missing);
       if (!N) {
@@ -706,7 +710,16 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
       P.Template = T;
       P.Instance = W.Instance;
       P.Role = KindName;
-      P.Name = Nodes.size() == 1 ? W.Instance : W.Instance + std::to_string(I);
+      // The template's `process_name` (the program, as launchers name its
+      // process) or the instance's; a process per node is named by its
+      // node, as multi-node engine processes are (`pd-sidecar-node2`).
+      std::string Base = W.Instance;
+      if (const Value *PN = Field("process_name");
+          PN && PN->kind() == ValueKind::String)
+        Base = PN->getString();
+      P.Name = PerNode             ? Base + "-node" + std::to_string(Nodes[I])
+               : Nodes.size() == 1 ? Base
+                                   : Base + std::to_string(I);
       P.Replica = I;
       P.Rank = I;
       P.NodeRank = Nodes[I];
@@ -755,6 +768,20 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
 
 void SemaImpl::checkPorts(RecipeState &R, CellState &CS) {
   Cell &C = *CS.C;
+  // Names are unique in a cell: two instances of a template with a
+  // `process_name` would share theirs.
+  auto Owner = [](const ProcessInfo &P) {
+    return P.K == ProcessInfo::Service  ? "services." + P.Instance
+           : P.K == ProcessInfo::Router ? std::string("router")
+                                        : "the engine";
+  };
+  std::map<std::string, const ProcessInfo *> Named;
+  for (const ProcessInfo &P : C.Processes) {
+    auto [It, New] = Named.try_emplace(P.Name, &P);
+    if (!New)
+      diag(topologyRange(C, R.Out->NameRange), DiagID::err_process_name_clash)
+          << Owner(*It->second) << Owner(P) << P.Name << C.label();
+  }
   std::map<std::pair<int64_t, int64_t>, const ProcessInfo *> Taken;
   for (const ProcessInfo &P : C.Processes) {
     if (!P.Port)
