@@ -164,8 +164,10 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
     OS << "  runner: " << label(R, "labels.runner", "cluster:" + (R.Hardware ? R.Hardware->Name : ""))
        << "\n";
     OS << "  precision: " << (Precision ? Precision->getString() : "") << "\n";
-    OS << "  framework: " << (R.Engine ? R.Engine->Name : "")
-       << (Disagg ? "-disagg" : "") << "\n";
+    OS << "  framework: "
+       << label(R, "labels.framework",
+                (R.Engine ? R.Engine->Name : "") + (Disagg ? "-disagg" : ""))
+       << "\n";
     OS << "  multinode: " << (Multinode ? "true" : "false") << "\n";
     if (Disagg) {
       OS << "  disagg: true\n";

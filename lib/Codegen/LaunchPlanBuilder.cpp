@@ -339,13 +339,24 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
 /// The recipe's `env.*` (an engine process's role's; a router or service
 /// only with `inherits_env`), then the template's environment renderings
 /// (which win: they are what the process needs for the knobs it was given).
+/// A router or service with `node_env` starts from the whole environment of
+/// the first engine process on its node, as a launcher that starts it from
+/// that engine's shell.
 std::map<std::string, std::string>
 PlanBuilder::envOf(const sema::ProcessInfo &P) {
   std::map<std::string, std::string> Env;
+  bool FromNode = false;
+  if (P.NodeEnv && P.K != sema::ProcessInfo::Engine)
+    for (const sema::ProcessInfo &E : Cell->Processes)
+      if (E.K == sema::ProcessInfo::Engine && E.NodeRank == P.NodeRank) {
+        Env = envOf(E); // It holds the cell's and its role's `env.*`.
+        FromNode = true;
+        break;
+      }
   std::set<std::string> Removed; // `env.X = none` in this cell.
   std::string RolePrefix = P.ValueRole.empty() ? "" : P.ValueRole + ".env.";
   for (const auto &[Name, RV] : Cell->Values) {
-    if (!P.InheritsEnv)
+    if (!P.InheritsEnv || FromNode)
       continue;
     llvm::StringRef N = Name;
     llvm::StringRef Var;

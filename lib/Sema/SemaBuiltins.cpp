@@ -593,6 +593,11 @@ BuiltinTables::BuiltinTables() {
        "placement",
        "a router's or service's `on`: one process on each node of the role "
        "(§5.2)"},
+      {"every_server",
+       {{"role", Type::of(Type::String), true}},
+       "placement",
+       "a router's or service's `on`: one process on each node of the role "
+       "where an engine process serves HTTP (§5.2)"},
       {"replica_leaders",
        {{"role", Type::of(Type::String), true}},
        "placement",

@@ -183,6 +183,9 @@ struct RecipeState {
   /// Diagnostics about one assignment that hold in several cells, already
   /// reported (a role in an aggregated cell, ...).
   std::set<std::pair<const Assignment *, unsigned>> ReportedOnce;
+  /// A router's or service's failed check or constraint, reported once per
+  /// cell however many processes of the template the cell runs.
+  std::set<std::pair<const ast::Stmt *, std::string>> TemplateFailures;
   bool HasBands = false;
   bool BandsFailed = false; ///< A condition failed: skip coverage checks.
   /// Resolving some cell reported an error: names a failed cell would have

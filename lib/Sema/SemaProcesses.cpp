@@ -481,11 +481,15 @@ void SemaImpl::layoutCell(RecipeState &R, CellState &CS) {
         P.LeaderNode = Leader;
         P.FirstGpu = L.Gpus >= PerNode ? 0 : Used;
         P.Gpus = std::min(L.Gpus, PerNode);
+        // Names as disaggregated launchers name their workers: `ROLE-I`
+        // for a replica on one node, `ROLE-I-nodeK` for each node of one
+        // that spans several (its first node included).
+        std::string Worker = std::to_string(I);
+        if (Nodes > 1)
+          Worker += "-node" + std::to_string(K);
         if (Disagg) {
           P.Role = L.Role;
-          P.Name = L.Role + std::to_string(I);
-          if (K)
-            P.Name += ".n" + std::to_string(K);
+          P.Name = L.Role + "-" + Worker;
           P.Rank = I;
         } else if (L.Replicas == 1) {
           // v1's names and ranks: `server`, then `rank1`, ... workers.
@@ -494,9 +498,7 @@ void SemaImpl::layoutCell(RecipeState &R, CellState &CS) {
           P.Rank = K;
         } else {
           P.Role = K ? "worker" : "server";
-          P.Name = "server" + std::to_string(I);
-          if (K)
-            P.Name += ".n" + std::to_string(K);
+          P.Name = "server-" + Worker;
           P.Rank = I;
         }
         C.Processes.push_back(std::move(P));
@@ -598,6 +600,12 @@ placementNodes(const Value &On, const Cell &C, std::string &MissingRole) {
     } else if (Kind == "every_node") {
       if (std::find(Out.begin(), Out.end(), P.NodeRank) == Out.end())
         Out.push_back(P.NodeRank);
+    } else if (Kind == "every_server") {
+      // A node whose engine process serves HTTP (not a headless worker of
+      // a multi-node TP group): a per-node proxy in front of that server.
+      if (!P.Headless &&
+          std::find(Out.begin(), Out.end(), P.NodeRank) == Out.end())
+        Out.push_back(P.NodeRank);
     } else if (Kind == "replica_leaders") {
       if (P.Node == 0)
         Out.push_back(P.NodeRank);
@@ -650,14 +658,18 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
     };
     const char *KindName = W.K == ProcessInfo::Router ? "router" : "service";
     std::vector<int64_t> Nodes{0};
+    bool PerNode = false;
     if (const Value *On = Field("on")) {
+      PerNode = On->kind() == ValueKind::Record &&
+                (On->getRecordName() == "every_node" ||
+                 On->getRecordName() == "every_server");
       std::string Missing;
       std::optional<std::vector<int64_t>> N = placementNodes(*On, C, Missing);
       if (!N) {
         diag(stateOf(*T).FieldLocs.at("on"), DiagID::err_type_mismatch)
             << "on"
-            << "first_node, role_leader(ROLE), every_node(ROLE) or "
-               "replica_leaders(ROLE)"
+            << "first_node, role_leader(ROLE), every_node(ROLE), "
+               "every_server(ROLE) or replica_leaders(ROLE)"
             << On->describeType() << On->str();
         continue;
       }
@@ -689,13 +701,25 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
     bool Inherits = false;
     if (const Value *IE = Field("inherits_env"))
       Inherits = IE->kind() == ValueKind::Bool && IE->getBool();
+    bool NodeEnv = false;
+    if (const Value *NE = Field("node_env"))
+      NodeEnv = NE->kind() == ValueKind::Bool && NE->getBool();
     for (size_t I = 0; I < Nodes.size(); ++I) {
       ProcessInfo P;
       P.K = W.K;
       P.Template = T;
       P.Instance = W.Instance;
       P.Role = KindName;
-      P.Name = Nodes.size() == 1 ? W.Instance : W.Instance + std::to_string(I);
+      // The template's `process_name` (the program, as launchers name its
+      // process) or the instance's; a process per node is named by its
+      // node, as multi-node engine processes are (`pd-sidecar-node2`).
+      std::string Base = W.Instance;
+      if (const Value *PN = Field("process_name");
+          PN && PN->kind() == ValueKind::String)
+        Base = PN->getString();
+      P.Name = PerNode             ? Base + "-node" + std::to_string(Nodes[I])
+               : Nodes.size() == 1 ? Base
+                                   : Base + std::to_string(I);
       P.Replica = I;
       P.Rank = I;
       P.NodeRank = Nodes[I];
@@ -703,6 +727,7 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
       P.Nodes = C.Nodes;
       P.BeforeEngines = BeforeEngines;
       P.InheritsEnv = Inherits;
+      P.NodeEnv = NodeEnv;
       P.Ready = Ready;
       P.AliveFor = AliveFor;
       // Its knobs may read the engine processes it fronts, which are
@@ -743,6 +768,20 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
 
 void SemaImpl::checkPorts(RecipeState &R, CellState &CS) {
   Cell &C = *CS.C;
+  // Names are unique in a cell: two instances of a template with a
+  // `process_name` would share theirs.
+  auto Owner = [](const ProcessInfo &P) {
+    return P.K == ProcessInfo::Service  ? "services." + P.Instance
+           : P.K == ProcessInfo::Router ? std::string("router")
+                                        : "the engine";
+  };
+  std::map<std::string, const ProcessInfo *> Named;
+  for (const ProcessInfo &P : C.Processes) {
+    auto [It, New] = Named.try_emplace(P.Name, &P);
+    if (!New)
+      diag(topologyRange(C, R.Out->NameRange), DiagID::err_process_name_clash)
+          << Owner(*It->second) << Owner(P) << P.Name << C.label();
+  }
   std::map<std::pair<int64_t, int64_t>, const ProcessInfo *> Taken;
   for (const ProcessInfo &P : C.Processes) {
     if (!P.Port)

@@ -220,6 +220,46 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
         {{Name->getString(), Content->getString()}, NameLit->getRange()});
   };
 
+  // A router's or service's checks and knob constraints hold per process:
+  // they may read its render context and its knobs (an engine's run once
+  // per cell and role, SemaChecks.cpp).
+  if (P.K != ProcessInfo::Engine)
+    for (const TemplateMember &Member : Template->Body) {
+      Ctx.M = Member.M;
+      std::string Label = cellLabel(CS, "");
+      if (auto *C = llvm::dyn_cast<ast::CheckStmt>(Member.S)) {
+        std::optional<bool> Ok =
+            evalBool(C->getCondition(), Ctx, "a check condition");
+        if (!Ok || *Ok || !R.TemplateFailures.insert({C, Label}).second)
+          continue;
+        std::optional<Value> Msg =
+            C->getMessage() ? eval(C->getMessage(), Ctx) : std::nullopt;
+        auto B = report(C->getCondition()->getRange(),
+                        DiagID::err_check_failed);
+        B << Label
+          << (Msg ? Msg->getString()
+                  : sourceText(C->getCondition()->getRange()).str());
+        explainFailure(C->getCondition(), Ctx, B);
+      } else if (auto *K = llvm::dyn_cast<ast::KnobStmt>(Member.S)) {
+        const ast::Expr *Constraint = K->getConstraint();
+        const ResolvedValue *RV = ValueOf(K->getName().Name);
+        if (!Constraint || !RV)
+          continue;
+        std::optional<bool> Ok = evalBool(Constraint, Ctx, "a constraint");
+        if (!Ok || *Ok || !R.TemplateFailures.insert({K, Label}).second)
+          continue;
+        llvm::SMRange Where = K->getName().Range;
+        if (RV->From && RV->From->FormulaRange.isValid() &&
+            RV->From->L != Level::Default)
+          Where = RV->From->FormulaRange;
+        auto B = report(Where, DiagID::err_constraint_failed);
+        B << K->getName().Name << RV->V.str() << Label;
+        B.note(Constraint->getLoc(), DiagID::note_constraint_here)
+            << Constraint->getRange();
+        explainFailure(Constraint, Ctx, B);
+      }
+    }
+
   for (const TemplateMember &Member : Template->Body) {
     Ctx.M = Member.M;
     if (auto *K = llvm::dyn_cast<ast::KnobStmt>(Member.S)) {

@@ -216,8 +216,8 @@ def compare_cell(exp, got, plan, subst, report):
         if ef["name"] not in files:
             report(where, "missing from the plan")
             continue
-        compare_text(subst(ef["content"]), files[ef["name"]], lambda r: report(where, r),
-                     structured_kind(ef["name"]))
+        compare_text(ef["content"], files[ef["name"]], lambda r: report(where, r),
+                     structured_kind(ef["name"]), subst)
 
     ec = exp.get("client")
     if ec:
@@ -329,18 +329,23 @@ def parse_structured(kind, text):
         return None
 
 
-def compare_text(want, got, report, kind=None):
+def compare_text(raw, got, report, kind=None, subst=lambda v: v):
     """Byte for byte; a YAML or JSON file that differs in bytes but holds
     the same value (what the engine reads: spacing, a trailing blank, quoting
-    that does not change a value) is equal."""
+    that does not change a value) is equal. The expected file's placeholders
+    (`subst`) are replaced in its text for the byte comparison, and in the
+    strings of its value for the value comparison: a path replaced in the
+    text (`path: /tmp/x.yaml` -> `path: {file:x.yaml}`) would read as a YAML
+    mapping."""
     if not isinstance(got, str):
         report("content: expected text, got %s" % show(got))
         return
+    want = subst(raw)
     if want == got:
         return
     if kind is not None:
-        a, b = parse_structured(kind, want), parse_structured(kind, got)
-        if a is not None and a == b:
+        a, b = parse_structured(kind, raw), parse_structured(kind, got)
+        if a is not None and map_strings(a, subst) == b:
             return
     wl, gl = want.split("\n"), got.split("\n")
     for n, (a, b) in enumerate(zip(wl, gl), start=1):
@@ -348,6 +353,17 @@ def compare_text(want, got, report, kind=None):
             report("content line %d: expected %s, got %s" % (n, show(a), show(b)))
             return
     report("content: expected %d lines, got %d" % (len(wl), len(gl)))
+
+
+def map_strings(value, f):
+    """`value` with f applied to every string in it, keys included."""
+    if isinstance(value, dict):
+        return {map_strings(k, f): map_strings(v, f) for k, v in value.items()}
+    if isinstance(value, list):
+        return [map_strings(v, f) for v in value]
+    if isinstance(value, str):
+        return f(value)
+    return value
 
 
 def show(value):

@@ -195,7 +195,7 @@ enum class Readiness : uint8_t {
 struct ProcessInfo {
   enum Kind : uint8_t { Engine, Router, Service };
   Kind K = Engine;
-  std::string Name; ///< Unique in the cell: `server`, `prefill0.n1`, ...
+  std::string Name; ///< Unique in the cell: `server`, `prefill-0-node1`, ...
   /// server | worker | prefill | decode | router | service.
   std::string Role;
   /// The role whose values an engine process renders: "" for an
@@ -217,6 +217,8 @@ struct ProcessInfo {
   std::optional<int64_t> Port;
   bool BeforeEngines = false; ///< Started (and ready) before the engines.
   bool InheritsEnv = true;    ///< Gets the cell's `env.*`.
+  /// Gets the environment of the engine process on its node (`node_env`).
+  bool NodeEnv = false;
   Readiness Ready = Readiness::Http;
   Rational AliveFor;              ///< Seconds, for Readiness::Alive.
   std::vector<std::string> After; ///< Process names that must be ready first.

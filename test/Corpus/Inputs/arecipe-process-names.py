@@ -1,26 +1,19 @@
 #!/usr/bin/env python3
-"""Copies a corpus expectation with its process names in arecipe's naming
-(docs/language.md, "Processes, ports and the render context"), so that a
-test can compare everything else of the processes while the two naming
-schemes differ:
+"""Copies a corpus expectation with its router's process name in arecipe's
+naming (docs/language.md, "Processes, ports and the render context"), so
+that a test can compare everything else of the router while the two names
+differ:
 
-  prefill-0, decode-1                 -> prefill0, decode1
-  prefill-0-node0, decode-2-node1     -> prefill0, decode2.n1
   frontend (a Dynamo router)          -> router
 
 usage: arecipe-process-names.py EXPECTED.json OUT.json
 """
 
 import json
-import re
 import sys
 
 
 def rename(name):
-    m = re.fullmatch(r"(prefill|decode)-(\d+)(?:-node(\d+))?", name)
-    if m:
-        role, replica, node = m.groups()
-        return role + replica + ("" if node in (None, "0") else ".n" + node)
     return {"frontend": "router"}.get(name, name)
 
 
