@@ -243,6 +243,12 @@ llvm::StringRef bufferText(const llvm::SourceMgr &SM, unsigned ID) {
 
 /// The end of the name starting at Offset, or one character past it.
 size_t wordEnd(llvm::StringRef Text, size_t Offset) {
+  if (Offset < Text.size() && Text[Offset] == '"') {
+    // An import's target: the whole string.
+    size_t Close = Text.find_first_of("\"\n", Offset + 1);
+    if (Close != llvm::StringRef::npos && Text[Close] == '"')
+      return Close + 1;
+  }
   size_t End = Offset;
   while (End < Text.size() && isIdentChar(Text[End]))
     ++End;
@@ -533,6 +539,16 @@ void Server::notify(const std::string &Method, json Params) {
   Send({{"jsonrpc", "2.0"}, {"method", Method}, {"params", std::move(Params)}});
 }
 
+void Server::paramsError(bool HasId, const json &Id, const std::string &Why) {
+  if (HasId) {
+    replyError(Id, InvalidParams, Why);
+    return;
+  }
+  // A notification has no answer: the client's log shows why it was
+  // dropped.
+  notify("window/logMessage", {{"type", 1}, {"message", Why}});
+}
+
 void Server::handleMalformed(const std::string &Why) {
   replyError(nullptr, ParseError, Why);
 }
@@ -631,12 +647,10 @@ void Server::handle(const json &Msg) {
     }
     // An unknown notification is ignored, as the protocol asks.
   } catch (const BadParams &E) {
-    if (HasId)
-      replyError(Id, InvalidParams, Method + ": " + E.Why);
+    paramsError(HasId, Id, Method + ": " + E.Why);
   } catch (const json::exception &E) {
     // A parameter of an unexpected type that a handler read directly.
-    if (HasId)
-      replyError(Id, InvalidParams, Method + ": " + E.what());
+    paramsError(HasId, Id, Method + ": " + E.what());
   }
 }
 
@@ -729,8 +743,12 @@ void Server::analyze(Document &D) {
     }
   if (Parsed == frontend::Status::Ok) {
     A->HasSema = true;
-    // The plan's lowering reports what `arecipec --emit plan` would.
-    A->Ok = A->CI->lowerPlan() != nullptr;
+    // The plan's lowering reports what `arecipec --emit plan` would; a
+    // file without recipes (a library of engines, models, constants) is
+    // only analysed, as when it is imported.
+    A->Ok = A->CI->analyze() == frontend::Status::Ok;
+    if (A->Ok && !A->CI->getSema().recipes().empty())
+      A->Ok = A->CI->lowerPlan() != nullptr;
   }
   A->CI->getDiagnostics().flush();
 

@@ -59,6 +59,7 @@ private:
   void reply(const support::json &Id, support::json Result);
   void replyError(const support::json &Id, int Code, const std::string &Msg);
   void notify(const std::string &Method, support::json Params);
+  void paramsError(bool HasId, const support::json &Id, const std::string &Why);
 
   support::json initialize(const support::json &Params);
   void didOpen(const support::json &Params);
