@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages arecipe needs to build and run; with
 # --test also what the test suite and the benchmarks need (a real local
 # Slurm, Chromium for the report's browser test, jsonnet for bench/compile's
-# side-by-side comparison). Idempotent: packages already present are
+# side-by-side comparison, Neovim for the language server's editor test). Idempotent: packages already present are
 # skipped without touching apt.
 set -euo pipefail
 
@@ -15,7 +15,7 @@ PACKAGES=(
   curl uuid-dev libz3-dev libonig-dev libicu-dev
 )
 if [[ ${1:-} == --test ]]; then
-  PACKAGES+=(munge slurm-client slurmctld slurmd chromium jsonnet)
+  PACKAGES+=(munge slurm-client slurmctld slurmd chromium jsonnet neovim)
 fi
 
 missing=()
