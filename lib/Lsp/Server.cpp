@@ -20,6 +20,7 @@
 #include "arecipe/Frontend/CompilerInstance.h"
 #include "arecipe/Sema/Sema.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -179,18 +180,11 @@ std::string lsp::uriToPath(const std::string &Uri) {
   std::string Path;
   for (size_t I = Scheme.size(); I < Uri.size(); ++I) {
     char C = Uri[I];
-    auto Hex = [](char H) -> int {
-      if (H >= '0' && H <= '9')
-        return H - '0';
-      if (H >= 'a' && H <= 'f')
-        return H - 'a' + 10;
-      if (H >= 'A' && H <= 'F')
-        return H - 'A' + 10;
-      return -1;
-    };
-    if (C == '%' && I + 2 < Uri.size() + 0 && Hex(Uri[I + 1]) >= 0 &&
-        Hex(Uri[I + 2]) >= 0) {
-      Path.push_back(static_cast<char>(Hex(Uri[I + 1]) * 16 + Hex(Uri[I + 2])));
+    if (C == '%' && I + 2 < Uri.size() &&
+        llvm::hexDigitValue(Uri[I + 1]) != -1U &&
+        llvm::hexDigitValue(Uri[I + 2]) != -1U) {
+      Path.push_back(static_cast<char>(llvm::hexDigitValue(Uri[I + 1]) * 16 +
+                                       llvm::hexDigitValue(Uri[I + 2])));
       I += 2;
       continue;
     }

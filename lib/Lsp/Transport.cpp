@@ -3,9 +3,10 @@
 #include "arecipe/Lsp/Transport.h"
 #include "arecipe/Support/Utf8.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <algorithm>
 
-#include <cctype>
 #include <cstring>
 
 using namespace arecipe;
@@ -32,15 +33,6 @@ std::optional<std::string> readLine(std::FILE *In) {
   return Line;
 }
 
-bool equalsIgnoringCase(std::string_view A, std::string_view B) {
-  if (A.size() != B.size())
-    return false;
-  for (size_t I = 0; I < A.size(); ++I)
-    if (std::tolower(static_cast<unsigned char>(A[I])) !=
-        std::tolower(static_cast<unsigned char>(B[I])))
-      return false;
-  return true;
-}
 } // namespace
 
 Frame Transport::read() {
@@ -69,7 +61,8 @@ Frame Transport::read() {
     std::string Value = Line->substr(Colon + 1);
     while (!Value.empty() && Value.front() == ' ')
       Value.erase(0, 1);
-    if (!equalsIgnoringCase(Name, "content-length"))
+    if (!llvm::StringRef(Name.data(), Name.size())
+             .equals_insensitive("content-length"))
       continue; // Content-Type and the like
     size_t N = 0;
     bool Digits = !Value.empty() && Value.size() <= 19;
