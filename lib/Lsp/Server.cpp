@@ -812,15 +812,33 @@ size_t trailingCommentOwner(llvm::StringRef Text, size_t Offset) {
   return Offset;
 }
 
+/// The names Name has in cell C: itself, or in a disaggregated cell whose
+/// roles disagree on it, `prefill.Name` and `decode.Name`.
+std::vector<std::string> namesIn(const sema::RecipeCells &R,
+                                 const sema::Cell &C, const std::string &Name) {
+  if (R.find(C, Name))
+    return {Name};
+  std::vector<std::string> Out;
+  for (const std::string &Role : C.Roles)
+    if (!Role.empty() && R.find(C, Role + "." + Name))
+      Out.push_back(Role + "." + Name);
+  return Out;
+}
+
 std::string renderCells(const std::vector<const sema::Cell *> &Cells,
-                        const sema::RecipeCells &R, llvm::StringRef Name) {
+                        const sema::RecipeCells &R, const std::string &Name) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   OS << "| cell | " << Name << " | level |\n|---|---|---|\n";
   for (const sema::Cell *C : Cells) {
-    const sema::ResolvedValue *RV = R.find(*C, Name);
-    OS << "| " << C->label() << " | `" << (RV ? RV->V.str() : "—") << "` | "
-       << (RV ? sema::getSpelling(RV->L) : "") << " |\n";
+    std::vector<std::string> Names = namesIn(R, *C, Name);
+    if (Names.empty())
+      OS << "| " << C->label() << " | — | |\n";
+    for (const std::string &N : Names) {
+      const sema::ResolvedValue *RV = R.find(*C, N);
+      OS << "| " << C->label() << (N == Name ? "" : " " + N) << " | `"
+         << RV->V.str() << "` | " << sema::getSpelling(RV->L) << " |\n";
+    }
   }
   return OS.str();
 }
@@ -854,8 +872,9 @@ json Server::hover(const json &Params) {
       continue;
     std::string Name;
     for (const std::string &Try : {W->Dotted, W->Name})
-      if (Name.empty() && R->find(R->Cells.front(), Try))
-        Name = Try;
+      for (const sema::Cell &C : R->Cells)
+        if (Name.empty() && !namesIn(*R, C, Try).empty())
+          Name = Try;
     if (Name.empty())
       continue;
     // The cells under the cursor: the block's, else every cell.
@@ -894,28 +913,29 @@ json Server::hover(const json &Params) {
     // level, once per assignment that decides the value.
     // Cells whose value comes from the same assignments, with operands
     // from the same assignments, share one chain.
-    std::vector<const sema::Cell *> Explained;
+    std::vector<std::pair<const sema::Cell *, std::string>> Explained;
     std::set<std::vector<const void *>> Seen;
-    for (const sema::Cell *C : Cells) {
-      const sema::ResolvedValue *RV = R->find(*C, Name);
-      if (!RV)
-        continue;
-      std::vector<const void *> Key = {RV->From, RV->ServerFrom ? C : nullptr};
-      for (const std::string &Dep : RV->Deps)
-        if (const sema::ResolvedValue *DV = R->find(*C, Dep))
-          Key.push_back(DV->From);
-      if (Sc.At || Sc.Band || Seen.insert(Key).second)
-        Explained.push_back(C);
-    }
-    for (const sema::Cell *C : Explained) {
+    for (const sema::Cell *C : Cells)
+      for (const std::string &N : namesIn(*R, *C, Name)) {
+        const sema::ResolvedValue *RV = R->find(*C, N);
+        std::vector<const void *> Key = {RV->From,
+                                         RV->ServerFrom ? C : nullptr};
+        for (const std::string &Dep : RV->Deps)
+          if (const sema::ResolvedValue *DV = R->find(*C, Dep))
+            Key.push_back(DV->From);
+        if (Sc.At || Sc.Band || Seen.insert(Key).second)
+          Explained.push_back({C, N});
+      }
+    for (const auto &[C, N] : Explained) {
       OS << "```text\n";
-      sema::explainValue(*S, *R, *C, Name, OS);
+      sema::explainValue(*S, *R, *C, N, OS);
       OS << "```\n";
     }
     return {{"contents", {{"kind", "markdown"}, {"value", OS.str()}}},
             {"range", LT.range(W->Begin, W->End)}};
   }
-  // Not a value of a cell: a declaration's name shows what it is.
+  // Not a value of any cell (a keyword, a declaration's name): no hover;
+  // go-to-definition finds declarations.
   return nullptr;
 }
 
