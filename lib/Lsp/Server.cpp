@@ -754,13 +754,16 @@ void Server::analyze(Document &D) {
   }
   json Params = {{"uri", D.Uri}, {"diagnostics", std::move(List)}};
   Params["version"] = D.Version;
-  if (A->Ok)
-    D.LastGood.reset();
-  D.Current = std::move(A);
-  if (D.Current->Ok) {
+  // The compilations this one replaces are freed only after the
+  // diagnostics are out: tearing down a 100-cell compilation is a
+  // noticeable part of a keystroke's time.
+  std::unique_ptr<Analysis> OldCurrent = std::move(D.Current), OldGood;
+  if (A->Ok) {
     // Keep the good compilation for answers while the next edit is broken.
-    D.LastGood = std::move(D.Current);
-    D.Current.reset();
+    OldGood = std::move(D.LastGood);
+    D.LastGood = std::move(A);
+  } else {
+    D.Current = std::move(A);
   }
   notify("textDocument/publishDiagnostics", std::move(Params));
 }
