@@ -978,6 +978,28 @@ std::optional<Decl> findDeclaration(const Analysis &Cur,
     if (Found)
       return Found;
   }
+  // A field of a declaration (`kimi_k3_dspark.id`): its assignment there.
+  if (W.Dotted != W.Name) {
+    llvm::StringRef Base = llvm::StringRef(W.Dotted).split('.').first;
+    std::string Field = W.Dotted.substr(Base.size() + 1);
+    if (const ast::EntityDecl *E = findEntity(Files, Base)) {
+      std::optional<Decl> Found;
+      for (const ast::Stmt *S : E->getBody().Stmts) {
+        auto *A = llvm::dyn_cast_or_null<ast::AssignStmt>(S);
+        if (!A || Found || A->getPath().empty())
+          continue;
+        std::string Path;
+        for (const ast::Identifier &I : A->getPath())
+          Path += (Path.empty() ? "" : ".") + I.Name.str();
+        if (Path == Field)
+          Found = Decl{
+              {A->getPath().front().Range.Start, A->getPath().back().Range.End},
+              "field '" + Field + "' of " + entityLabel(*E)};
+      }
+      if (Found)
+        return Found;
+    }
+  }
   // A declaration of some file: entity, enum, constant, enum member.
   for (const sema::SourceFile &F : Files) {
     if (!F.AST)
