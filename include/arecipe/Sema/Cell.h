@@ -83,6 +83,9 @@ struct BandInfo {
 struct AtConcInfo {
   const ArmInfo *Arm = nullptr; ///< Null: an `at conc` of the recipe body.
   std::vector<int64_t> Concs;   ///< The concurrencies it names.
+  /// The whole `at conc ... { ... }` statement: an editor finds the block
+  /// under the cursor by it (a block may assign nothing).
+  llvm::SMRange Range;
 };
 
 /// One assignment that may define a name in some cells.

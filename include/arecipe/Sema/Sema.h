@@ -113,6 +113,13 @@ public:
 
   /// The recipes of the main file, in source order.
   llvm::ArrayRef<std::unique_ptr<RecipeCells>> recipes() const;
+  /// The main file and every file it imports (transitively), in the order
+  /// they were loaded, main first: where a language server looks up the
+  /// declaration a name refers to.
+  std::vector<SourceFile> files() const;
+  /// Every `at conc` block of the main file's recipes, in source order
+  /// (AtConcInfo::Range says where each is).
+  std::vector<const AtConcInfo *> atConcBlocks() const;
 
   const llvm::SourceMgr &getSourceMgr() const;
 
@@ -145,6 +152,15 @@ void emitCellsJSON(const Compilation &C, llvm::raw_ostream &OS);
 bool explainKnob(const Compilation &C, llvm::StringRef Knob, int64_t Conc,
                  llvm::StringRef Arm, llvm::raw_ostream &OS,
                  DiagnosticEngine &Diags);
+
+/// The `--explain` text of Knob in cell C of recipe R (one of C's recipes):
+/// its value, the assignment that won, the formula, each operand with its
+/// origin (recursively) and the assignments it shadowed in C. False, with
+/// nothing written, when C has no value of that name. explainKnob prints
+/// this for the cell it finds; a language server's hover prints it for the
+/// cells under the cursor.
+bool explainValue(const Compilation &C, const RecipeCells &R, const Cell &Cell,
+                  llvm::StringRef Knob, llvm::raw_ostream &OS);
 
 } // namespace sema
 } // namespace arecipe
