@@ -35,9 +35,14 @@ Placeholders in expected values: `{model_path}` stands for the plan's
 `model.path`; an expected file's `path` (`{result_dir}/mooncake_config.json`)
 stands for the plan's `{file:NAME}` of that file, which the runtime resolves
 to the path of the file it writes into the cell's directory, provided the
-plan cell has a file of that name; a run-time probe `{NAME}` (the
-expectation's notes say what it probes) stands for the plan's
-`{capture:NAME}` where the plan cell runs a `capture` step of that name;
+plan cell has a file of that name; an expected file whose name holds a
+run-time placeholder (`hicache_mc_{job_id}.env`, named after the Slurm job
+only to keep jobs apart) pairs with the one plan file whose name matches it,
+the placeholder standing for any non-empty run of file-name characters; a
+run-time probe `{NAME}` (the expectation's notes say what it probes) stands
+for the plan's `{capture:NAME}` where the plan cell runs a `capture` step of
+that name, and the container image's own value of a variable,
+`{image_env:VAR}`, for `{capture:image_env.VAR}`;
 every other `{...}` form (`{result_dir}`, `{node_addr:K}`, ...) must appear
 literally in the plan, because only the runtime can resolve it.
 
@@ -47,6 +52,7 @@ exit status: 0 the plan matches, 1 some difference (each printed as
 
 import argparse
 import json
+import re
 import sys
 
 
@@ -123,6 +129,32 @@ def plan_files(cell):
     return out
 
 
+def expected_file_pattern(name):
+    """An expected file name as a pattern: each run-time placeholder in it
+    (`hicache_mc_{job_id}.env`) stands for a non-empty run of file-name
+    characters, everything else for itself."""
+    parts = re.split(r"(\{[^{}]*\})", name)
+    return re.compile("".join("[A-Za-z0-9._-]+" if part.startswith("{") else re.escape(part)
+                              for part in parts if part) + r"\Z")
+
+
+def matching_files(name, files):
+    """The plan files an expected file `name` may pair with: the file of
+    that name; for a name with a run-time placeholder, every plan file whose
+    name matches it."""
+    if name in files or "{" not in name:
+        return [name] if name in files else []
+    pattern = expected_file_pattern(name)
+    return sorted(set(key for key in files if "/" not in key and pattern.match(key)))
+
+
+def paired_file(name, files):
+    """The plan file an expected file `name` pairs with, or None when no
+    plan file or several match it."""
+    matches = matching_files(name, files)
+    return matches[0] if len(matches) == 1 else None
+
+
 def plan_captures(cell):
     """Names of the cell's `capture` pre-flight steps (`{capture:NAME}`)."""
     return [a.get("name") for a in cell.get("preflight") or []
@@ -162,10 +194,16 @@ def compare_cell(exp, got, plan, subst, report):
     # expected file's path reads as that, where the plan cell has the file;
     # and to a probe's output by `{capture:NAME}`.
     files = plan_files(got)
-    paths = [(ef["path"], "{file:%s}" % ef["name"]) for ef in exp["files"]
-             if isinstance(ef.get("path"), str) and ef["name"] in files]
-    # A run-time probe the plan runs as a capture step of the same name.
-    paths += [("{%s}" % name, "{capture:%s}" % name) for name in plan_captures(got)]
+    paired = {ef["name"]: paired_file(ef["name"], files) for ef in exp["files"]}
+    paths = [(ef["path"], "{file:%s}" % paired[ef["name"]]) for ef in exp["files"]
+             if isinstance(ef.get("path"), str) and paired[ef["name"]]]
+    # A run-time probe the plan runs as a capture step of the same name;
+    # the image's own value of a variable, `{image_env:VAR}`, is the probe
+    # `image_env.VAR`.
+    for name in plan_captures(got):
+        paths.append(("{%s}" % name, "{capture:%s}" % name))
+        if name.startswith("image_env."):
+            paths.append(("{image_env:%s}" % name[len("image_env."):], "{capture:%s}" % name))
     if paths:
         outer = subst
 
@@ -213,10 +251,13 @@ def compare_cell(exp, got, plan, subst, report):
 
     for ef in exp["files"]:
         where = "file '%s'" % ef["name"]
-        if ef["name"] not in files:
-            report(where, "missing from the plan")
+        name = paired[ef["name"]]
+        if name is None:
+            several = matching_files(ef["name"], files)
+            report(where, "several plan files match it (%s)" % ", ".join(map(show, several))
+                   if several else "missing from the plan")
             continue
-        compare_text(subst(ef["content"]), files[ef["name"]], lambda r: report(where, r),
+        compare_text(subst(ef["content"]), files[name], lambda r: report(where, r),
                      structured_kind(ef["name"]))
 
     ec = exp.get("client")
