@@ -86,6 +86,7 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"start", Type::Any},
       {"ready", Type::Any},
       {"inherits_env", Type::Bool},
+      {"process_name", Type::String},
   };
   static const std::vector<FieldSpec> None;
   switch (K) {

@@ -691,13 +691,39 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
     bool Inherits = false;
     if (const Value *IE = Field("inherits_env"))
       Inherits = IE->kind() == ValueKind::Bool && IE->getBool();
+    // A router may name its process as its own project does (Dynamo's
+    // `frontend`); a service's process takes its `services.NAME`.
+    std::string Instance = W.Instance;
+    if (const Value *PN = Field("process_name");
+        PN && PN->kind() == ValueKind::String) {
+      llvm::SMRange At = stateOf(*T).FieldLocs.at("process_name");
+      if (W.K != ProcessInfo::Router) {
+        diag(At, DiagID::err_process_name_service) << T->Name;
+        continue;
+      }
+      if (!isValidFileName(PN->getString())) {
+        diag(At, DiagID::err_process_name_bad) << T->Name << PN->getString();
+        continue;
+      }
+      Instance = PN->getString();
+      bool Taken = llvm::any_of(C.Processes, [&](const ProcessInfo &P) {
+        return P.Name == Instance;
+      });
+      for (const Wanted &Other : All)
+        Taken |= &Other != &W && Other.Instance == Instance;
+      if (Taken) {
+        diag(W.Where, DiagID::err_process_name_clash)
+            << T->Name << Instance << C.label();
+        continue;
+      }
+    }
     for (size_t I = 0; I < Nodes.size(); ++I) {
       ProcessInfo P;
       P.K = W.K;
       P.Template = T;
       P.Instance = W.Instance;
       P.Role = KindName;
-      P.Name = Nodes.size() == 1 ? W.Instance : W.Instance + std::to_string(I);
+      P.Name = Nodes.size() == 1 ? Instance : Instance + std::to_string(I);
       P.Replica = I;
       P.Rank = I;
       P.NodeRank = Nodes[I];

@@ -30,6 +30,10 @@ What is compared, per expected cell of the selected mode (and arm):
 Not compared: `matrix`, `setup`, process `cwd`, and the client's own argv
 and env (InferenceX's AIPerf / benchmark_serving.py command lines; arecipe
 has its own load client). They are in the expectation files for reference.
+Nor the processes and files an entry lists in `upstream_orchestration`,
+each with the reason: the upstream launcher's own inputs and helpers (its
+recipe file, cluster config, batch script), which arecipe has no use for
+because it starts the processes itself; a match names them.
 
 Placeholders in expected values: `{model_path}` stands for the plan's
 `model.path`; an expected file's `path` (`{result_dir}/mooncake_config.json`)
@@ -187,9 +191,18 @@ CLIENT_FIELDS = ["concurrency", "isl", "osl", "range_ratio", "num_prompts",
                  "warmups", "duration_s", "served_model_name", "target_port"]
 
 
-def compare_cell(exp, got, plan, subst, report):
+def orchestration(doc):
+    """The entry's expected processes and files that belong to the upstream
+    launcher's own orchestration (`upstream_orchestration`), as a set of
+    ("process" | "file", NAME): not compared."""
+    return {(kind, item[kind]) for item in doc.get("upstream_orchestration") or []
+            for kind in ("process", "file") if kind in item}
+
+
+def compare_cell(exp, got, plan, subst, report, skip=frozenset()):
     """Reports every difference between expected cell `exp` and plan cell
-    `got` through report(field, reason)."""
+    `got` through report(field, reason); the expected processes and files
+    in `skip` are not compared."""
     # A process refers to a file the runtime writes by `{file:NAME}`: the
     # expected file's path reads as that, where the plan cell has the file;
     # and to a probe's output by `{capture:NAME}`.
@@ -222,6 +235,8 @@ def compare_cell(exp, got, plan, subst, report):
 
     for ep in exp["processes"]:
         name = ep["name"]
+        if ("process", name) in skip:
+            continue
         gp = plan_process(got, name)
         where = "process '%s'" % name
         if gp is None:
@@ -250,6 +265,8 @@ def compare_cell(exp, got, plan, subst, report):
                 show(ep.get("gpus")), show(count), show(devices)))
 
     for ef in exp["files"]:
+        if ("file", ef["name"]) in skip:
+            continue
         where = "file '%s'" % ef["name"]
         name = paired[ef["name"]]
         if name is None:
@@ -458,6 +475,19 @@ def validate_expected(doc, path):
             need(f, "name", str, "%s.files[%d]" % (where, j))
             need(f, "content", str, "%s.files[%d]" % (where, j))
         need(cell, "client", (dict, type(None)), where)
+    names = {(kind, item["name"]) for cell in doc["cells"]
+             for kind, items in (("process", cell["processes"]), ("file", cell["files"]))
+             for item in items}
+    for i, item in enumerate(doc.get("upstream_orchestration") or []):
+        where = "upstream_orchestration[%d]" % i
+        kinds = [kind for kind in ("process", "file") if kind in item] if isinstance(item, dict) else []
+        if len(kinds) != 1:
+            raise InputError("%s: %s: name one 'process' or one 'file'" % (path, where))
+        name = need(item, kinds[0], str, where)
+        if not need(item, "why", str, where):
+            raise InputError("%s: %s: field 'why' is empty" % (path, where))
+        if (kinds[0], name) not in names:
+            raise InputError("%s: %s: no cell has the %s '%s'" % (path, where, kinds[0], name))
 
 
 def select_cells(doc, mode, arm):
@@ -516,7 +546,7 @@ def check(plan, doc, arm, mode, out):
             errors.append("%s: cell %s: missing from the plan" % (entry, name))
             continue
         used.add(match)
-        compare_cell(exp, cells[match], plan, subst, reporter(name))
+        compare_cell(exp, cells[match], plan, subst, reporter(name), orchestration(doc))
     for i, c in enumerate(cells):
         if i in used:
             continue
@@ -527,7 +557,11 @@ def check(plan, doc, arm, mode, out):
     for e in errors:
         print(e, file=out)
     if not errors:
-        print("%s: %d %s cells match" % (entry, len(expected), mode), file=out)
+        skipped = orchestration(doc)
+        print("%s: %d %s cells match%s" % (
+            entry, len(expected), mode,
+            " (not compared, the upstream launcher's own: %s)" % ", ".join(
+                "%s '%s'" % item for item in sorted(skipped)) if skipped else ""), file=out)
     return 1 if errors else 0
 
 
