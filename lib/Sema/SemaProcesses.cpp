@@ -691,16 +691,27 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
     bool Inherits = false;
     if (const Value *IE = Field("inherits_env"))
       Inherits = IE->kind() == ValueKind::Bool && IE->getBool();
-    // A router may name its process as its own project does (Dynamo's
-    // `frontend`); a service's process takes its `services.NAME`.
+    // Fields only a router has: its process name, as its own project names
+    // it (Dynamo's `frontend`; a service's process takes its
+    // `services.NAME`), and its name in InferenceX's master entry.
+    if (W.K != ProcessInfo::Router) {
+      bool Bad = false;
+      for (const char *Only : {"process_name", "framework"})
+        if (Field(Only)) {
+          diag(stateOf(*T).FieldLocs.at(Only), DiagID::err_router_only_field)
+              << Only << T->Name
+              << (llvm::StringRef(Only) == "process_name"
+                      ? ": a service's process is named by its 'services.NAME'"
+                      : "");
+          Bad = true;
+        }
+      if (Bad)
+        continue;
+    }
     std::string Instance = W.Instance;
     if (const Value *PN = Field("process_name");
         PN && PN->kind() == ValueKind::String) {
       llvm::SMRange At = stateOf(*T).FieldLocs.at("process_name");
-      if (W.K != ProcessInfo::Router) {
-        diag(At, DiagID::err_process_name_service) << T->Name;
-        continue;
-      }
       if (!isValidFileName(PN->getString())) {
         diag(At, DiagID::err_process_name_bad) << T->Name << PN->getString();
         continue;
