@@ -83,7 +83,47 @@ static const Value *report(const sema::Cell &C, llvm::StringRef Name,
   return It == C.Report.end() ? nullptr : &It->second;
 }
 
-static Item itemOf(const sema::Cell &C, bool Agentic) {
+/// A string field of the recipe's engine (inherited ones included).
+static std::string engineField(const sema::RecipeCells &R,
+                               llvm::StringRef Name) {
+  if (!R.Engine)
+    return "";
+  auto It = R.Engine->Fields.find(Name.str());
+  return It != R.Engine->Fields.end() && It->second.kind() == ValueKind::String
+             ? It->second.getString()
+             : "";
+}
+
+/// InferenceX's `framework`: `labels.framework`, else what the engine
+/// declares (`framework`, and `framework_disagg` for a disaggregated
+/// recipe, by default the framework with `-disagg`), else its name.
+static std::string framework(const sema::RecipeCells &R, bool Disagg) {
+  std::string Name = engineField(R, "framework");
+  if (Name.empty())
+    Name = R.Engine ? R.Engine->Name : "";
+  if (Disagg) {
+    std::string D = engineField(R, "framework_disagg");
+    Name = D.empty() ? Name + "-disagg" : D;
+  }
+  return label(R, "labels.framework", Name);
+}
+
+/// InferenceX's name of the router in front of the cell's engines (its
+/// declaration's `framework`), or "".
+static std::string routerFramework(const sema::Cell &C) {
+  const Value *Topo = get(C, "topology");
+  const Value *Router = Topo ? Topo->lookup("router") : nullptr;
+  const sema::EntityInfo *T =
+      Router && !Router->isNone() ? Router->getEntity() : nullptr;
+  if (!T)
+    return "";
+  auto It = T->Fields.find("framework");
+  return It != T->Fields.end() && It->second.kind() == ValueKind::String
+             ? It->second.getString()
+             : "";
+}
+
+static Item itemOf(const sema::Cell &C, bool Agentic, const std::string &Spec) {
   Item A;
   A.Arm = C.Arm;
   const Value *Backend =
@@ -101,7 +141,7 @@ static Item itemOf(const sema::Cell &C, bool Agentic) {
     // one prefill pool of its replicas and an empty decode pool. A pool
     // states its parallelism in full (InferenceX's defaults: pp 1, ep 1,
     // no dp-attention).
-    Add("spec-decoding", report(C, "spec_decoding", Disagg ? "decode" : ""));
+    A.Fields.emplace_back("spec-decoding", Spec);
     for (const char *Pool : {"prefill", "decode"}) {
       llvm::StringRef Role = Disagg ? Pool : "";
       int64_t Workers = 0;
@@ -125,7 +165,7 @@ static Item itemOf(const sema::Cell &C, bool Agentic) {
     Add("dp-attn", report(C, "dp_attention"));
     Add("pp", report(C, "pp"));
     Add("dcp-size", report(C, "dcp_size"));
-    Add("spec-decoding", report(C, "spec_decoding"));
+    A.Fields.emplace_back("spec-decoding", Spec);
   }
   // Offloading is a field of agentic entries.
   if (Agentic) {
@@ -164,10 +204,16 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
     OS << "  runner: " << label(R, "labels.runner", "cluster:" + (R.Hardware ? R.Hardware->Name : ""))
        << "\n";
     OS << "  precision: " << (Precision ? Precision->getString() : "") << "\n";
-    OS << "  framework: "
-       << label(R, "labels.framework",
-                (R.Engine ? R.Engine->Name : "") + (Disagg ? "-disagg" : ""))
-       << "\n";
+    OS << "  framework: " << framework(R, Disagg != nullptr) << "\n";
+    // The router, as InferenceX names it, with the version the recipe
+    // states (`labels.router_version`; it runs whatever the image holds).
+    if (std::string Router = routerFramework(First); !Router.empty()) {
+      OS << "  router: {name: " << Router;
+      std::string Version = label(R, "labels.router_version", "");
+      if (!Version.empty())
+        OS << ", version: \"" << Version << "\"";
+      OS << "}\n";
+    }
     OS << "  multinode: " << (Multinode ? "true" : "false") << "\n";
     if (Disagg) {
       OS << "  disagg: true\n";
@@ -178,9 +224,39 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
     OS << "  scenarios:\n";
     // Items in first-cell order: one per arm, split where the arm's cells
     // differ, grouped under their dram-utilization.
+    // A cell's `spec-decoding`: the method it drafts with, else `none`. A
+    // declared arm is one search-space item, whose method is the one its
+    // launcher drafts with: the first a cell of the arm reports (an arm that
+    // drafts at low concurrency only is still an MTP arm). Without `arm`
+    // statements, cells that differ in it are separate items.
+    auto SpecOf = [](const sema::Cell &C) {
+      const Value *V =
+          report(C, "spec_decoding", C.isDisaggregated() ? "decode" : "");
+      return V ? yamlValue(*V) : std::string("none");
+    };
+    std::map<const sema::ArmInfo *, std::string> ArmSpec;
+    for (const sema::Cell &C : R.Cells) {
+      auto [It, New] = ArmSpec.try_emplace(C.Arm, SpecOf(C));
+      if (!New && It->second == "none")
+        It->second = SpecOf(C);
+    }
+    // The one DRAM utilization of the recipe, when its cells agree on one:
+    // arms without a CPU tier run under the same budget.
+    std::optional<std::string> OneUtilization;
+    bool Several = false;
+    for (const sema::Cell &C : R.Cells)
+      if (C.DramUtilization) {
+        std::string U = decimal(*C.DramUtilization);
+        Several |= OneUtilization && *OneUtilization != U;
+        OneUtilization = U;
+      }
     std::vector<Item> Items;
     for (const sema::Cell &C : R.Cells) {
-      Item A = itemOf(C, Agentic);
+      Item A =
+          itemOf(C, Agentic,
+                 C.Arm && !C.Arm->Name.empty() ? ArmSpec[C.Arm] : SpecOf(C));
+      if (A.Utilization.empty() && OneUtilization && !Several)
+        A.Utilization = *OneUtilization;
       auto Same = [&](const Item &B) {
         return B.Arm == A.Arm && B.Utilization == A.Utilization &&
                B.Fields == A.Fields;

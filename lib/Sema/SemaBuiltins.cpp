@@ -429,11 +429,23 @@ static std::optional<Value> captureFn(BuiltinCall &C) {
   return placeholderName(C, "capture");
 }
 
-static std::optional<Value> nodeAddrFn(BuiltinCall &C) {
+/// `{KIND:K}` for node K of the cell's allocation: its address
+/// (`node_addr`) or its host name (`node_host`), which launchers use where a
+/// peer is reached by name (a control plane's URL, a per-node log file).
+static std::optional<Value> nodePlaceholder(BuiltinCall &C,
+                                            llvm::StringRef Kind) {
   if (C.Args[0].kind() != ValueKind::Int || C.Args[0].getInt() < 0)
     return C.mismatch(0, "int >= 0");
-  return Value::string("{node_addr:" + std::to_string(C.Args[0].getInt()) +
-                       "}");
+  return Value::string("{" + Kind.str() + ":" +
+                       std::to_string(C.Args[0].getInt()) + "}");
+}
+
+static std::optional<Value> nodeAddrFn(BuiltinCall &C) {
+  return nodePlaceholder(C, "node_addr");
+}
+
+static std::optional<Value> nodeHostFn(BuiltinCall &C) {
+  return nodePlaceholder(C, "node_host");
 }
 
 static std::optional<Value> dramBudgetFn(BuiltinCall &C) {
@@ -545,6 +557,10 @@ BuiltinTables::BuiltinTables() {
        "the address of node K of the cell's allocation at run time "
        "(`{node_addr:K}`)",
        nodeAddrFn},
+      {"node_host", 1, 1, "(int) → string",
+       "the host name of node K of the cell's allocation at run time "
+       "(`{node_host:K}`)",
+       nodeHostFn},
       {"dram_budget", 1, 1, "(float) → size",
        "the InferenceX CPU DRAM rule (§8) for the recipe's hardware and the "
        "cell's GPUs",

@@ -73,6 +73,8 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"endpoints.chat_completions", Type::String},
       {"prompt_token_ids", Type::Bool},
       {"metrics_knob", Type::String},
+      {"framework", Type::String},
+      {"framework_disagg", Type::String},
   };
   // Routers and side services: placed (`on`), ordered (`start`), with a
   // readiness rule (docs/language.md §5.2).
@@ -88,6 +90,7 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"inherits_env", Type::Bool},
       {"node_env", Type::Bool},
       {"process_name", Type::String},
+      {"framework", Type::String},
   };
   static const std::vector<FieldSpec> None;
   switch (K) {

@@ -704,22 +704,37 @@ void SemaImpl::placeServices(RecipeState &R, CellState &CS) {
     bool NodeEnv = false;
     if (const Value *NE = Field("node_env"))
       NodeEnv = NE->kind() == ValueKind::Bool && NE->getBool();
+    // `framework` is a router's own: its name in InferenceX's master entry.
+    if (W.K != ProcessInfo::Router && Field("framework")) {
+      diag(stateOf(*T).FieldLocs.at("framework"), DiagID::err_router_only_field)
+          << "framework" << T->Name << "";
+      continue;
+    }
+    // `process_name`: the program's name as its launchers call its process
+    // (Dynamo's `frontend`, llm-d's `epp`); names stay unique in a cell
+    // (checkPorts says which two processes share one).
+    std::string Instance = W.Instance;
+    if (const Value *PN = Field("process_name");
+        PN && PN->kind() == ValueKind::String) {
+      if (!isValidFileName(PN->getString())) {
+        diag(stateOf(*T).FieldLocs.at("process_name"),
+             DiagID::err_process_name_bad)
+            << KindName << T->Name << PN->getString();
+        continue;
+      }
+      Instance = PN->getString();
+    }
     for (size_t I = 0; I < Nodes.size(); ++I) {
       ProcessInfo P;
       P.K = W.K;
       P.Template = T;
       P.Instance = W.Instance;
       P.Role = KindName;
-      // The template's `process_name` (the program, as launchers name its
-      // process) or the instance's; a process per node is named by its
-      // node, as multi-node engine processes are (`pd-sidecar-node2`).
-      std::string Base = W.Instance;
-      if (const Value *PN = Field("process_name");
-          PN && PN->kind() == ValueKind::String)
-        Base = PN->getString();
-      P.Name = PerNode             ? Base + "-node" + std::to_string(Nodes[I])
-               : Nodes.size() == 1 ? Base
-                                   : Base + std::to_string(I);
+      // A process per node is named by its node, as multi-node engine
+      // processes are (`pd-sidecar-node2`).
+      P.Name = PerNode             ? Instance + "-node" + std::to_string(Nodes[I])
+               : Nodes.size() == 1 ? Instance
+                                   : Instance + std::to_string(I);
       P.Replica = I;
       P.Rank = I;
       P.NodeRank = Nodes[I];

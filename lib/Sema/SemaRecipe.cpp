@@ -775,6 +775,35 @@ void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
   // Each list is evaluated once, whatever the number of arms sharing it.
   std::map<const AssignmentState *, std::optional<std::vector<int64_t>>> Lists;
   std::map<const AssignmentState *, Value> Values;
+  // The list may depend on `mode` (an accuracy run at other concurrencies
+  // than the benchmark): the mode is one for the whole recipe, its
+  // highest assignment of the recipe body or the command line
+  // (`--mode eval`), and must be a constant there.
+  std::optional<LocalScope> Mode;
+  {
+    const AssignmentState *From = nullptr;
+    for (const AssignmentState *A : R.ByName["mode"])
+      if ((A->L == Level::Default || A->L == Level::Recipe ||
+           A->L == Level::CommandLine) &&
+          (!From || A->L > From->L))
+        From = A;
+    std::optional<Value> V;
+    if (From && From->Literal) {
+      V = From->Literal;
+    } else if (From && From->ValueExpr) {
+      Type ModeType = Type::enumOf(builtinEnum("mode"));
+      EvalCtx Ctx;
+      Ctx.M = From->M;
+      Ctx.Expected = &ModeType;
+      Ctx.What = "the recipe's 'mode'";
+      bool Was = Silent;
+      Silent = true; // Reported where `mode` itself is resolved.
+      V = eval(From->ValueExpr, Ctx);
+      Silent = Was;
+    }
+    if (V && V->kind() == ValueKind::Enum)
+      Mode = LocalScope{"mode", *V, nullptr};
+  }
   auto Evaluate = [&](AssignmentState *A) -> std::optional<std::vector<int64_t>> {
     auto [It, New] = Lists.try_emplace(A);
     if (!New)
@@ -782,6 +811,7 @@ void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
     EvalCtx Ctx;
     Ctx.M = A->M;
     Ctx.Recipe = &R;
+    Ctx.Locals = Mode ? &*Mode : nullptr;
     Ctx.What = "the recipe's 'concurrency'";
     std::optional<Value> V = eval(A->ValueExpr, Ctx);
     if (!V)

@@ -30,14 +30,23 @@ What is compared, per expected cell of the selected mode (and arm):
 Not compared: `matrix`, `setup`, process `cwd`, and the client's own argv
 and env (InferenceX's AIPerf / benchmark_serving.py command lines; arecipe
 has its own load client). They are in the expectation files for reference.
+Nor the processes and files an entry lists in `upstream_orchestration`,
+each with the reason: the upstream launcher's own inputs and helpers (its
+recipe file, cluster config, batch script), which arecipe has no use for
+because it starts the processes itself; a match names them.
 
 Placeholders in expected values: `{model_path}` stands for the plan's
 `model.path`; an expected file's `path` (`{result_dir}/mooncake_config.json`)
 stands for the plan's `{file:NAME}` of that file, which the runtime resolves
 to the path of the file it writes into the cell's directory, provided the
-plan cell has a file of that name; a run-time probe `{NAME}` (the
-expectation's notes say what it probes) stands for the plan's
-`{capture:NAME}` where the plan cell runs a `capture` step of that name;
+plan cell has a file of that name; an expected file whose name holds a
+run-time placeholder (`hicache_mc_{job_id}.env`, named after the Slurm job
+only to keep jobs apart) pairs with the one plan file whose name matches it,
+the placeholder standing for any non-empty run of file-name characters; a
+run-time probe `{NAME}` (the expectation's notes say what it probes) stands
+for the plan's `{capture:NAME}` where the plan cell runs a `capture` step of
+that name, and the container image's own value of a variable,
+`{image_env:VAR}`, for `{capture:image_env.VAR}`;
 every other `{...}` form (`{result_dir}`, `{node_addr:K}`, ...) must appear
 literally in the plan, because only the runtime can resolve it.
 
@@ -47,6 +56,7 @@ exit status: 0 the plan matches, 1 some difference (each printed as
 
 import argparse
 import json
+import re
 import sys
 
 
@@ -123,6 +133,32 @@ def plan_files(cell):
     return out
 
 
+def expected_file_pattern(name):
+    """An expected file name as a pattern: each run-time placeholder in it
+    (`hicache_mc_{job_id}.env`) stands for a non-empty run of file-name
+    characters, everything else for itself."""
+    parts = re.split(r"(\{[^{}]*\})", name)
+    return re.compile("".join("[A-Za-z0-9._-]+" if part.startswith("{") else re.escape(part)
+                              for part in parts if part) + r"\Z")
+
+
+def matching_files(name, files):
+    """The plan files an expected file `name` may pair with: the file of
+    that name; for a name with a run-time placeholder, every plan file whose
+    name matches it."""
+    if name in files or "{" not in name:
+        return [name] if name in files else []
+    pattern = expected_file_pattern(name)
+    return sorted(set(key for key in files if "/" not in key and pattern.match(key)))
+
+
+def paired_file(name, files):
+    """The plan file an expected file `name` pairs with, or None when no
+    plan file or several match it."""
+    matches = matching_files(name, files)
+    return matches[0] if len(matches) == 1 else None
+
+
 def plan_captures(cell):
     """Names of the cell's `capture` pre-flight steps (`{capture:NAME}`)."""
     return [a.get("name") for a in cell.get("preflight") or []
@@ -155,17 +191,32 @@ CLIENT_FIELDS = ["concurrency", "isl", "osl", "range_ratio", "num_prompts",
                  "warmups", "duration_s", "served_model_name", "target_port"]
 
 
-def compare_cell(exp, got, plan, subst, report):
+def orchestration(doc):
+    """The entry's expected processes and files that belong to the upstream
+    launcher's own orchestration (`upstream_orchestration`), as a set of
+    ("process" | "file", NAME): not compared."""
+    return {(kind, item[kind]) for item in doc.get("upstream_orchestration") or []
+            for kind in ("process", "file") if kind in item}
+
+
+def compare_cell(exp, got, plan, subst, report, skip=frozenset()):
     """Reports every difference between expected cell `exp` and plan cell
-    `got` through report(field, reason)."""
+    `got` through report(field, reason); the expected processes and files
+    in `skip` are not compared."""
     # A process refers to a file the runtime writes by `{file:NAME}`: the
     # expected file's path reads as that, where the plan cell has the file;
     # and to a probe's output by `{capture:NAME}`.
     files = plan_files(got)
-    paths = [(ef["path"], "{file:%s}" % ef["name"]) for ef in exp["files"]
-             if isinstance(ef.get("path"), str) and ef["name"] in files]
-    # A run-time probe the plan runs as a capture step of the same name.
-    paths += [("{%s}" % name, "{capture:%s}" % name) for name in plan_captures(got)]
+    paired = {ef["name"]: paired_file(ef["name"], files) for ef in exp["files"]}
+    paths = [(ef["path"], "{file:%s}" % paired[ef["name"]]) for ef in exp["files"]
+             if isinstance(ef.get("path"), str) and paired[ef["name"]]]
+    # A run-time probe the plan runs as a capture step of the same name;
+    # the image's own value of a variable, `{image_env:VAR}`, is the probe
+    # `image_env.VAR`.
+    for name in plan_captures(got):
+        paths.append(("{%s}" % name, "{capture:%s}" % name))
+        if name.startswith("image_env."):
+            paths.append(("{image_env:%s}" % name[len("image_env."):], "{capture:%s}" % name))
     if paths:
         outer = subst
 
@@ -184,6 +235,8 @@ def compare_cell(exp, got, plan, subst, report):
 
     for ep in exp["processes"]:
         name = ep["name"]
+        if ("process", name) in skip:
+            continue
         gp = plan_process(got, name)
         where = "process '%s'" % name
         if gp is None:
@@ -212,11 +265,16 @@ def compare_cell(exp, got, plan, subst, report):
                 show(ep.get("gpus")), show(count), show(devices)))
 
     for ef in exp["files"]:
-        where = "file '%s'" % ef["name"]
-        if ef["name"] not in files:
-            report(where, "missing from the plan")
+        if ("file", ef["name"]) in skip:
             continue
-        compare_text(ef["content"], files[ef["name"]], lambda r: report(where, r),
+        where = "file '%s'" % ef["name"]
+        name = paired[ef["name"]]
+        if name is None:
+            several = matching_files(ef["name"], files)
+            report(where, "several plan files match it (%s)" % ", ".join(map(show, several))
+                   if several else "missing from the plan")
+            continue
+        compare_text(ef["content"], files[name], lambda r: report(where, r),
                      structured_kind(ef["name"]), subst)
 
     ec = exp.get("client")
@@ -433,6 +491,19 @@ def validate_expected(doc, path):
             need(f, "name", str, "%s.files[%d]" % (where, j))
             need(f, "content", str, "%s.files[%d]" % (where, j))
         need(cell, "client", (dict, type(None)), where)
+    names = {(kind, item["name"]) for cell in doc["cells"]
+             for kind, items in (("process", cell["processes"]), ("file", cell["files"]))
+             for item in items}
+    for i, item in enumerate(doc.get("upstream_orchestration") or []):
+        where = "upstream_orchestration[%d]" % i
+        kinds = [kind for kind in ("process", "file") if kind in item] if isinstance(item, dict) else []
+        if len(kinds) != 1:
+            raise InputError("%s: %s: name one 'process' or one 'file'" % (path, where))
+        name = need(item, kinds[0], str, where)
+        if not need(item, "why", str, where):
+            raise InputError("%s: %s: field 'why' is empty" % (path, where))
+        if (kinds[0], name) not in names:
+            raise InputError("%s: %s: no cell has the %s '%s'" % (path, where, kinds[0], name))
 
 
 def select_cells(doc, mode, arm):
@@ -491,7 +562,7 @@ def check(plan, doc, arm, mode, out):
             errors.append("%s: cell %s: missing from the plan" % (entry, name))
             continue
         used.add(match)
-        compare_cell(exp, cells[match], plan, subst, reporter(name))
+        compare_cell(exp, cells[match], plan, subst, reporter(name), orchestration(doc))
     for i, c in enumerate(cells):
         if i in used:
             continue
@@ -502,7 +573,11 @@ def check(plan, doc, arm, mode, out):
     for e in errors:
         print(e, file=out)
     if not errors:
-        print("%s: %d %s cells match" % (entry, len(expected), mode), file=out)
+        skipped = orchestration(doc)
+        print("%s: %d %s cells match%s" % (
+            entry, len(expected), mode,
+            " (not compared, the upstream launcher's own: %s)" % ", ".join(
+                "%s '%s'" % item for item in sorted(skipped)) if skipped else ""), file=out)
     return 1 if errors else 0
 
 
