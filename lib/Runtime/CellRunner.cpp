@@ -161,6 +161,13 @@ public:
 
 private:
   bool preflight();
+  /// Writes the cell's generated files: those whose content uses a capture
+  /// (WithCaptures) or the others.
+  bool writeFiles(bool WithCaptures);
+  /// A node rank > 0 of a cell with capture steps: waits for rank 0 to
+  /// record their values.
+  bool awaitCaptures();
+  std::string capturesPath() const { return Dir + "/captures.json"; }
   bool startUp();
   bool measure(ordered_json &ClientSummary);
   /// Writes the InferenceX result files next to the summary; a file that
@@ -217,6 +224,9 @@ private:
   ordered_json RemoteProcesses = ordered_json::object();
   bool StoppedByRank0 = false;
   ordered_json Profile = ordered_json::array();
+  PlaceholderValues Values;
+  /// What each capture step reported: {NAME: {value, simulated}}.
+  ordered_json Captures = ordered_json::object();
 
   CellStatus Status = CellStatus::Ok;
   std::string Reason, FailedProcess, LogTail, FailedPhase, CurrentPhase;
@@ -296,30 +306,102 @@ RunningProcess *CellExecution::find(const std::string &Name) {
   return nullptr;
 }
 
-bool CellExecution::preflight() {
-  CurrentPhase = "preflight";
-  if (C.Preflight.empty())
-    return true;
-  Progress.phase("preflight");
-  std::string LogName =
-      rank() > 0 ? fmt::format("preflight-rank{}.log", rank()) : std::string("preflight.log");
-  PreflightContext Ctx{Plan, C, S, Dir + "/" + LogName,
-                       [&](const std::string &Text) { Progress.note(Text); }};
-  for (const PreflightAction &A : C.Preflight) {
-    if (interrupted())
+bool CellExecution::writeFiles(bool WithCaptures) {
+  std::string Err;
+  bool DirMade = false;
+  for (const GeneratedFile &F : C.Files) {
+    if (usesCapture(F.Content) != WithCaptures)
+      continue;
+    if (!DirMade && !makeRealDirectory(generatedFilesDir(Dir), Err)) {
+      failWith(CellStatus::Failed, "cannot write the cell's files: " + Err);
       return false;
-    PreflightOutcome O = runPreflightAction(A, Ctx);
-    Warnings.insert(Warnings.end(), O.Warnings.begin(), O.Warnings.end());
-    if (interrupted())
-      return false;
-    if (!O.Ok) {
-      failWith(CellStatus::Failed,
-               fmt::format("pre-flight '{}' failed: {}", actionName(A), O.Reason));
-      LogTail = tailOfFile(Ctx.LogPath, LogTailLines);
+    }
+    DirMade = true;
+    std::string Content = substitutePlaceholders(F.Content, Values);
+    // The engine reads the file as written; one that holds a secret is kept
+    // from other users like the private copy of such a plan.
+    mode_t Mode = support::redact(Content) == Content ? 0644 : 0600;
+    if (!support::writeFileAtomically(Values.Files.at(F.Name), Content, Err, Mode)) {
+      failWith(CellStatus::Failed, "cannot write the cell's file '" + F.Name + "': " + Err);
       return false;
     }
   }
   return true;
+}
+
+bool CellExecution::awaitCaptures() {
+  Progress.phase("waiting for node rank 0's captures");
+  while (true) {
+    if (interrupted() || !checkOtherRanks())
+      return false;
+    ordered_json Doc = support::readJsonFile(capturesPath(), support::JsonLimits{8, size_t(16) << 20})
+                           .value_or(ordered_json(nullptr));
+    if (Doc.is_object()) {
+      for (const PreflightAction &A : C.Preflight)
+        if (const auto *Cap = std::get_if<CaptureAction>(&A)) {
+          // Written by rank 0 on a shared file system: read with its types
+          // checked; a step it did not record stands for nothing.
+          if (const ordered_json *Entry = support::objectAt(Doc, Cap->Name))
+            Values.Captures[Cap->Name] = support::stringAt(*Entry, "value");
+        }
+      Captures = Doc;
+      return true;
+    }
+    sleepUnlessStopped(PollInterval);
+  }
+}
+
+bool CellExecution::preflight() {
+  CurrentPhase = "preflight";
+  // Files first: a pre-flight step may read them. A file that holds a
+  // captured value is written once the captures are known.
+  if (!writeFiles(false))
+    return false;
+  bool HasCaptures = false;
+  if (!C.Preflight.empty()) {
+    Progress.phase("preflight");
+    std::string LogName =
+        rank() > 0 ? fmt::format("preflight-rank{}.log", rank()) : std::string("preflight.log");
+    PreflightContext Ctx{Plan, C, S, Dir + "/" + LogName,
+                         [&](const std::string &Text) { Progress.note(Text); }, &Values};
+    for (const PreflightAction &A : C.Preflight) {
+      if (interrupted())
+        return false;
+      PreflightOutcome O = runPreflightAction(A, Ctx);
+      Warnings.insert(Warnings.end(), O.Warnings.begin(), O.Warnings.end());
+      if (interrupted())
+        return false;
+      if (!O.Ok) {
+        failWith(CellStatus::Failed,
+                 fmt::format("pre-flight '{}' failed: {}", actionName(A), O.Reason));
+        LogTail = tailOfFile(Ctx.LogPath, LogTailLines);
+        return false;
+      }
+      if (const auto *Cap = std::get_if<CaptureAction>(&A)) {
+        HasCaptures = true;
+        if (O.Captured) {
+          Values.Captures[Cap->Name] = *O.Captured;
+          Captures[Cap->Name] = {{"value", *O.Captured}, {"simulated", O.Simulated}};
+          if (O.Simulated)
+            Progress.note(fmt::format("capture '{}': --simulate uses the plan's simulated "
+                                      "output '{}'",
+                                      Cap->Name, *O.Captured));
+        }
+      }
+    }
+  }
+  if (HasCaptures && rank() == 0) {
+    // The record of what the node reported, and how the other ranks of a
+    // multi-node cell learn it.
+    std::string Err;
+    if (!writeOutputJson(capturesPath(), Captures, Err)) {
+      failWith(CellStatus::Failed, Err);
+      return false;
+    }
+  }
+  if (HasCaptures && rank() > 0 && !awaitCaptures())
+    return false;
+  return writeFiles(true);
 }
 
 bool CellExecution::dependenciesReady(const ProcessSpec &P) const {
@@ -465,7 +547,7 @@ CellOutcome CellExecution::runWorkerRank() {
 
 bool CellExecution::startProcess(RunningProcess &R) {
   const ProcessSpec &P = *R.Spec;
-  R.Launch = buildLaunchCommand(Plan, C, P, S, Dir);
+  R.Launch = buildLaunchCommand(Plan, C, P, S, Dir, Values);
   if (R.Launch.Port.Port == 0 && R.Launch.Port.PortFile.empty() && P.HttpEndpoints) {
     failWith(CellStatus::Failed,
              fmt::format("process '{}' has port 0, which only a simulated engine can use "
@@ -999,6 +1081,7 @@ CellOutcome CellExecution::run() {
   // emptied it here could delete another rank's fresh files.
   if (S.NodeRank < 0 && !Store.resetCell(C, Err))
     return {CellStatus::Failed, Err};
+  Values = cellPlaceholderValues(C, S, Dir);
   if (rank() > 0)
     return runWorkerRank();
   if (multiNode())
@@ -1047,6 +1130,13 @@ CellOutcome CellExecution::run() {
   }
   if (!Profile.empty())
     Run["profile"] = Profile;
+  if (!Captures.empty())
+    Run["captures"] = Captures;
+  if (!C.Files.empty()) {
+    ordered_json &Files = Run["files"] = ordered_json::array();
+    for (const GeneratedFile &F : C.Files)
+      Files.push_back(fs::path(Values.Files.at(F.Name)).lexically_relative(Dir).string());
+  }
   if (!Store.writeCellSummary(C, Summary, Err)) {
     Out.Status = CellStatus::Failed;
     Out.Reason = Err;

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <iterator>
 #include <set>
+#include <sstream>
 
 namespace arecipe::runtime {
 
@@ -86,11 +87,23 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
   std::string Dir = S.OutDir + "/cells/" + C.Id;
   fmt::format_to(std::back_inserter(Out), "cell {} (conc {}{}, {} GPUs)\n", C.Id, C.Conc,
                  C.Band.empty() ? "" : ", band " + C.Band, C.Gpus);
+  // What runs is shown with the values known before the run; a captured
+  // value stays `{capture:NAME}` until its step has run.
+  PlaceholderValues Values = cellPlaceholderValues(C, S, Dir);
+  for (const GeneratedFile &F : C.Files) {
+    std::string Content = substitutePlaceholders(F.Content, Values);
+    fmt::format_to(std::back_inserter(Out), "  file: {} ({} bytes{})\n", Values.Files.at(F.Name),
+                   Content.size(),
+                   usesCapture(F.Content) ? ", written after the captures" : "");
+    std::istringstream In(Content);
+    for (std::string Line; std::getline(In, Line);)
+      fmt::format_to(std::back_inserter(Out), "    | {}\n", Line);
+  }
   for (size_t I = 0; I < C.Preflight.size(); ++I)
     fmt::format_to(std::back_inserter(Out), "  preflight[{}]: {}\n", I,
                    describePreflightAction(C.Preflight[I]));
   for (const ProcessSpec &P : C.Processes) {
-    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
+    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir, Values);
     fmt::format_to(std::back_inserter(Out), "  process {} ({}){}{}\n", P.Name, P.Role,
                    P.Port ? fmt::format(", port {}", *P.Port) : "",
                    P.After.empty() ? "" : fmt::format(", after {}", fmt::join(P.After, " ")));
@@ -125,7 +138,7 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
                  "  teardown: SIGTERM to each process group, {:.1f} s grace, SIGKILL",
                  S.TeardownGrace.count() / 1000.0);
   for (const ProcessSpec &P : C.Processes) {
-    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
+    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir, Values);
     if (!L.ContainerName.empty())
       fmt::format_to(std::back_inserter(Out), "; {}",
                      support::shellJoin(containerRemoveCommand(Plan, L.ContainerName)));

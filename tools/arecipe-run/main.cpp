@@ -102,6 +102,8 @@ static cl::opt<int> NodeRank("node-rank", cl::desc("Run one node rank of the cel
                              cl::init(-1), cl::Hidden);
 static cl::list<std::string> NodeAddrs("node-addrs", cl::desc("Node addresses by rank"),
                                        cl::CommaSeparated, cl::Hidden);
+static cl::list<std::string> NodeHosts("node-hosts", cl::desc("Node host names by rank"),
+                                       cl::CommaSeparated, cl::Hidden);
 // Given a `.arecipe`, arecipe-run compiles it in-process, exactly as
 // `arecipec --emit plan` would with the same options.
 static cl::OptionCategory CompileCategory("arecipe-run options for a .arecipe input");
@@ -362,6 +364,7 @@ int main(int Argc, char **Argv) {
   if (NodeRank >= 0) {
     S.NodeRank = NodeRank;
     S.NodeAddrs.assign(NodeAddrs.begin(), NodeAddrs.end());
+    S.NodeHosts.assign(NodeHosts.begin(), NodeHosts.end());
     const char *Node = std::getenv("SLURMD_NODENAME");
     S.NodeName = Node ? Node : "";
   }

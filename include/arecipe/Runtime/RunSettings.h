@@ -47,6 +47,8 @@ struct RunSettings {
   /// The address of each node of the cell's allocation, by rank: what a
   /// plan's `{node_addr:K}` stands for.
   std::vector<std::string> NodeAddrs;
+  /// The host name of each node of the allocation, by rank: `{node_host:K}`.
+  std::vector<std::string> NodeHosts;
   /// This node's name (SLURMD_NODENAME), recorded with each process.
   std::string NodeName;
 
