@@ -76,6 +76,7 @@ else:
         capture("gid", ["sh", "-c", "echo {capture:rail}"]),
         capture("rail", ["true"]),
         capture("rail", ["true"]),
+        capture("z", ["true"], simulated_output=5),
     ]
     cell["files"] = [
         {"name": "engine.yaml", "content": "a: {file:other.yaml}\n"},
