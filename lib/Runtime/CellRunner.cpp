@@ -11,6 +11,7 @@
 #include "arecipe/Runtime/HttpCall.h"
 #include "arecipe/Runtime/InferenceXResults.h"
 #include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Runtime/Placeholders.h"
 #include "arecipe/Runtime/PortOwner.h"
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ReadinessProbe.h"
@@ -168,6 +169,13 @@ private:
   /// record their values.
   bool awaitCaptures();
   std::string capturesPath() const { return Dir + "/captures.json"; }
+  /// Under --simulate: free ports for the cell's fixed ones, chosen by node
+  /// rank 0 and recorded in ports.json, which the other ranks wait for.
+  bool remapFixedPorts();
+  std::string portsPath() const { return Dir + "/ports.json"; }
+  /// A node rank > 0: rank 0's file at Path, once it is there (null when
+  /// the cell stops first).
+  ordered_json awaitRankZeroFile(const std::string &Path, const char *What);
   bool startUp();
   bool measure(ordered_json &ClientSummary);
   /// Writes the InferenceX result files next to the summary; a file that
@@ -225,6 +233,8 @@ private:
   bool StoppedByRank0 = false;
   ordered_json Profile = ordered_json::array();
   PlaceholderValues Values;
+  /// The ports --simulate chose, as recorded in ports.json.
+  ordered_json PortRecord;
   /// What each capture step reported: {NAME: {value, simulated}}.
   ordered_json Captures = ordered_json::object();
 
@@ -262,7 +272,7 @@ void CellExecution::failWith(CellStatus St, std::string Why, RunningProcess *Cul
 /// was in use: that line, and who holds the process's fixed port if anyone
 /// listens there now (the check before the start can lose a race, and an
 /// engine may bind ports the plan does not name). Empty otherwise.
-static std::string portClashDetail(const std::string &LogTail, const ProcessSpec &P) {
+static std::string portClashDetail(const std::string &LogTail, int Port) {
   std::istringstream In(LogTail);
   std::string Found;
   for (std::string Line; std::getline(In, Line);) {
@@ -277,10 +287,10 @@ static std::string portClashDetail(const std::string &LogTail, const ProcessSpec
     return "";
   size_t Start = Found.find_first_not_of(" \t");
   std::string Detail = "; its log says: " + Found.substr(Start == std::string::npos ? 0 : Start);
-  if (P.Port && *P.Port > 0) {
-    std::vector<PortListener> Taken = listenersOnPort(*P.Port);
+  if (Port > 0) {
+    std::vector<PortListener> Taken = listenersOnPort(Port);
     if (!Taken.empty())
-      Detail += fmt::format(" (port {} is in use by {})", *P.Port, describeListener(Taken.front()));
+      Detail += fmt::format(" (port {} is in use by {})", Port, describeListener(Taken.front()));
   }
   return Detail;
 }
@@ -317,7 +327,8 @@ bool CellExecution::writeFiles(bool WithCaptures) {
       return false;
     }
     DirMade = true;
-    std::string Content = substitutePlaceholders(F.Content, Values);
+    std::string Content =
+        substitutePlaceholders(remapPorts(F.Content, Values.Ports, 0, ""), Values);
     // The engine reads the file as written; one that holds a secret is kept
     // from other users like the private copy of such a plan.
     mode_t Mode = support::redact(Content) == Content ? 0644 : 0600;
@@ -329,14 +340,84 @@ bool CellExecution::writeFiles(bool WithCaptures) {
   return true;
 }
 
-bool CellExecution::awaitCaptures() {
-  Progress.phase("waiting for node rank 0's captures");
+ordered_json CellExecution::awaitRankZeroFile(const std::string &Path, const char *What) {
+  Progress.phase(fmt::format("waiting for node rank 0's {}", What));
   while (true) {
     if (interrupted() || !checkOtherRanks())
-      return false;
-    ordered_json Doc = support::readJsonFile(capturesPath(), support::JsonLimits{8, size_t(16) << 20})
+      return nullptr;
+    // Written by rank 0 on a shared file system: read within bounds, and
+    // every field with its type checked by the caller.
+    ordered_json Doc = support::readJsonFile(Path, support::JsonLimits{8, size_t(16) << 20})
                            .value_or(ordered_json(nullptr));
-    if (Doc.is_object()) {
+    if (Doc.is_object())
+      return Doc;
+    sleepUnlessStopped(PollInterval);
+  }
+}
+
+bool CellExecution::remapFixedPorts() {
+  if (!S.remapsPorts())
+    return true;
+  std::vector<std::pair<int, int>> Fixed; // (node rank, plan port), once each
+  for (const ProcessSpec &P : C.Processes)
+    if (P.Port && *P.Port > 0 &&
+        std::find(Fixed.begin(), Fixed.end(), std::pair{P.NodeRank, *P.Port}) == Fixed.end())
+      Fixed.push_back({P.NodeRank, *P.Port});
+  if (Fixed.empty())
+    return true;
+  ordered_json Record = ordered_json::array();
+  if (rank() > 0) {
+    ordered_json Doc = awaitRankZeroFile(portsPath(), "ports");
+    if (!Doc.is_object())
+      return false;
+    auto List = Doc.find("ports");
+    if (List == Doc.end() || !List->is_array())
+      return true; // nothing remapped: the plan's ports stand
+    for (const ordered_json &E : *List) {
+      if (!E.is_object())
+        continue;
+      auto Num = [&](const char *Key) {
+        double V = support::numberAt(E, Key).value_or(-1);
+        return V >= 0 && V <= 65535 ? int(V) : -1;
+      };
+      if (Num("/node_rank") >= 0 && Num("/plan_port") > 0 && Num("/port") > 0)
+        Values.Ports[{Num("/node_rank"), Num("/plan_port")}] = Num("/port");
+    }
+    return true;
+  }
+  std::vector<int> Free;
+  std::string Err;
+  if (!chooseFreePorts(Fixed.size(), Free, Err)) {
+    failWith(CellStatus::Failed, Err);
+    return false;
+  }
+  std::vector<std::string> Shown;
+  for (size_t I = 0; I < Fixed.size(); ++I) {
+    auto [Rank, Port] = Fixed[I];
+    Values.Ports[{Rank, Port}] = Free[I];
+    std::string Owners;
+    for (const ProcessSpec &P : C.Processes)
+      if (P.NodeRank == Rank && P.Port == Port)
+        Owners += (Owners.empty() ? "" : ",") + P.Name;
+    Record.push_back({{"processes", Owners}, {"node_rank", Rank}, {"plan_port", Port},
+                      {"port", Free[I]}});
+    Shown.push_back(fmt::format("{} {} -> {}", Owners, Port, Free[I]));
+  }
+  Progress.note(fmt::format("--simulate remaps the plan's fixed ports: {}", fmt::join(Shown, ", ")));
+  PortRecord = Record;
+  if (!writeOutputJson(portsPath(), ordered_json{{"ports", Record}}, Err)) {
+    failWith(CellStatus::Failed, Err);
+    return false;
+  }
+  return true;
+}
+
+bool CellExecution::awaitCaptures() {
+  {
+    ordered_json Doc = awaitRankZeroFile(capturesPath(), "captures");
+    if (!Doc.is_object())
+      return false;
+    {
       for (const PreflightAction &A : C.Preflight)
         if (const auto *Cap = std::get_if<CaptureAction>(&A)) {
           // Written by rank 0 on a shared file system: read with its types
@@ -347,12 +428,13 @@ bool CellExecution::awaitCaptures() {
       Captures = Doc;
       return true;
     }
-    sleepUnlessStopped(PollInterval);
   }
 }
 
 bool CellExecution::preflight() {
   CurrentPhase = "preflight";
+  if (!remapFixedPorts())
+    return false;
   // Files first: a pre-flight step may read them. A file that holds a
   // captured value is written once the captures are known.
   if (!writeFiles(false))
@@ -564,13 +646,13 @@ bool CellExecution::startProcess(RunningProcess &R) {
   // A server already on a fixed port would answer the readiness probe and
   // be measured in this one's place (finding 13 of the second hardening
   // round).
-  if (P.Port && *P.Port > 0) {
-    std::vector<PortListener> Taken = listenersOnPort(*P.Port);
+  if (R.Launch.Port.Port > 0) {
+    std::vector<PortListener> Taken = listenersOnPort(R.Launch.Port.Port);
     if (!Taken.empty()) {
       failWith(CellStatus::Failed,
                fmt::format("port {} of process '{}' is already in use by {}: another server "
                            "would be measured in its place",
-                           *P.Port, P.Name, describeListener(Taken.front())));
+                           R.Launch.Port.Port, P.Name, describeListener(Taken.front())));
       return false;
     }
   }
@@ -658,7 +740,7 @@ bool CellExecution::startUp() {
         std::string Detail;
         if (!R.Child.running()) {
           R.Child.settleOutput(milliseconds(500));
-          Detail = portClashDetail(tailOfFile(R.Launch.LogPath, LogTailLines), *R.Spec);
+          Detail = portClashDetail(tailOfFile(R.Launch.LogPath, LogTailLines), R.Launch.Port.Port);
         }
         failWith(CellStatus::Failed,
                  fmt::format("process '{}' {}{}", R.Spec->Name, R.Probe->reason(), Detail), &R);
@@ -1132,6 +1214,8 @@ CellOutcome CellExecution::run() {
     Run["profile"] = Profile;
   if (!Captures.empty())
     Run["captures"] = Captures;
+  if (PortRecord.is_array())
+    Run["ports"] = PortRecord;
   if (!C.Files.empty()) {
     ordered_json &Files = Run["files"] = ordered_json::array();
     for (const GeneratedFile &F : C.Files)

@@ -134,11 +134,19 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
   // Addresses, files and captured values are known only on the
   // allocation; everything downstream sees the substituted argv and
   // environment.
+  // Under --simulate the plan's fixed ports are replaced first, in the
+  // plan's own words (a port follows its option, or a host).
   ProcessSpec Resolved = Spec;
-  for (std::string &A : Resolved.Command)
-    A = substitutePlaceholders(A, Values);
+  for (size_t I = 0; I < Resolved.Command.size(); ++I)
+    Resolved.Command[I] = substitutePlaceholders(
+        remapPorts(Spec.Command[I], Values.Ports, Spec.NodeRank,
+                   I == 0 ? std::string_view() : std::string_view(Spec.Command[I - 1])),
+        Values);
   for (auto &[Key, Value] : Resolved.Env)
-    Value = substitutePlaceholders(Value, Values);
+    Value = substitutePlaceholders(remapPorts(Value, Values.Ports, Spec.NodeRank, Key), Values);
+  if (Spec.Port)
+    if (auto It = Values.Ports.find({Spec.NodeRank, *Spec.Port}); It != Values.Ports.end())
+      Resolved.Port = It->second;
   const ProcessSpec &P = Resolved;
   LaunchCommand L;
   L.LogPath = fmt::format("{}/{}.log", CellDir, P.Name);

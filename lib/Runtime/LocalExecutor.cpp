@@ -99,6 +99,17 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
     for (std::string Line; std::getline(In, Line);)
       fmt::format_to(std::back_inserter(Out), "    | {}\n", Line);
   }
+  if (S.remapsPorts()) {
+    std::set<int> Fixed;
+    for (const ProcessSpec &P : C.Processes)
+      if (P.Port && *P.Port > 0)
+        Fixed.insert(*P.Port);
+    if (!Fixed.empty())
+      fmt::format_to(std::back_inserter(Out),
+                     "  ports: {} remapped to free ports when the cell starts (--simulate; "
+                     "--sim-fixed-ports keeps them)\n",
+                     fmt::join(Fixed, ", "));
+  }
   for (size_t I = 0; I < C.Preflight.size(); ++I)
     fmt::format_to(std::back_inserter(Out), "  preflight[{}]: {}\n", I,
                    describePreflightAction(C.Preflight[I]));

@@ -120,6 +120,90 @@ std::string checkPlaceholders(std::string_view Text, const PlaceholderScope &Sco
   return Problem;
 }
 
+namespace {
+
+bool endsWithPort(std::string_view Name) {
+  if (Name.size() < 4)
+    return false;
+  std::string Tail(Name.substr(Name.size() - 4));
+  for (char &C : Tail)
+    C = char(std::tolower(static_cast<unsigned char>(C)));
+  return Tail == "port";
+}
+
+bool isPortOption(std::string_view Key) { return Key == "-p" || endsWithPort(Key); }
+
+/// The node a `HOST:` before Text[Colon] names: K of a node placeholder
+/// ending right there, or -1.
+int nodeBefore(std::string_view Text, size_t Colon) {
+  if (Colon == 0 || Text[Colon - 1] != '}')
+    return -1;
+  int Node = -1;
+  forEachPlaceholder(Text.substr(0, Colon), [&](const Placeholder &P) {
+    if (P.End == Colon && (P.Kind == "node_addr" || P.Kind == "node_host"))
+      Node = nodeIndex(P.Name);
+  });
+  return Node;
+}
+
+/// A `KEY=`, `KEY: ` or `"KEY": ` whose KEY ends in `port` ends at Text[End].
+bool portKeyBefore(std::string_view Text, size_t End) {
+  size_t J = End;
+  while (J > 0 && Text[J - 1] == ' ')
+    --J;
+  if (J == 0 || (Text[J - 1] != '=' && Text[J - 1] != ':'))
+    return false;
+  --J;
+  while (J > 0 && Text[J - 1] == ' ')
+    --J;
+  if (J > 0 && (Text[J - 1] == '"' || Text[J - 1] == '\''))
+    --J;
+  return endsWithPort(Text.substr(0, J));
+}
+
+} // namespace
+
+std::string remapPorts(std::string_view Text, const PortRemap &Ports, int OwnRank,
+                       std::string_view Key) {
+  if (Ports.empty())
+    return std::string(Text);
+  std::string Out;
+  size_t Pos = 0;
+  for (size_t B = 0; B < Text.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(Text[B])) ||
+        (B > 0 && std::isalnum(static_cast<unsigned char>(Text[B - 1])))) {
+      ++B;
+      continue;
+    }
+    size_t E = B;
+    while (E < Text.size() && std::isdigit(static_cast<unsigned char>(Text[E])))
+      ++E;
+    bool Bounded = E == Text.size() || !std::isalnum(static_cast<unsigned char>(Text[E]));
+    int Rank = -1;
+    if (Bounded && E - B <= 5) {
+      if (B == 0 && E == Text.size() && isPortOption(Key))
+        Rank = OwnRank;
+      else if (B > 0 && Text[B - 1] == ':' && nodeBefore(Text, B - 1) >= 0)
+        Rank = nodeBefore(Text, B - 1);
+      else if (portKeyBefore(Text, B) ||
+               // HOST:P, not a JSON member's value ("k":P)
+               (B > 1 && Text[B - 1] == ':' && Text[B - 2] != '"' && Text[B - 2] != '\''))
+        Rank = OwnRank;
+    }
+    if (Rank >= 0) {
+      auto It = Ports.find({Rank, std::stoi(std::string(Text.substr(B, E - B)))});
+      if (It != Ports.end()) {
+        Out.append(Text.substr(Pos, B - Pos));
+        Out += std::to_string(It->second);
+        Pos = E;
+      }
+    }
+    B = E;
+  }
+  Out.append(Text.substr(Pos));
+  return Out;
+}
+
 bool usesCapture(std::string_view Text) {
   bool Found = false;
   forEachPlaceholder(Text, [&](const Placeholder &P) { Found |= P.Kind == "capture"; });

@@ -72,6 +72,11 @@ static cl::list<std::string>
     CellSimArgs("sim-cell-arg",
                 cl::desc("Extra argument for one cell's simulated engines: CELL=ARG"),
                 cl::value_desc("cell=--sim-..."), cl::cat(Category));
+static cl::opt<bool>
+    SimFixedPorts("sim-fixed-ports",
+                  cl::desc("With --simulate: keep the plan's fixed ports (by default each is "
+                           "remapped to a free port per cell)"),
+                  cl::cat(Category));
 static cl::opt<double> TeardownGrace("teardown-grace",
                                      cl::desc("Seconds between SIGTERM and SIGKILL (default 10)"),
                                      cl::init(10), cl::cat(Category));
@@ -351,6 +356,7 @@ int main(int Argc, char **Argv) {
   S.TimeScale = TimeScale;
   S.SimulatorPath = Simulator.empty() ? ownDirectory() + "/arecipe-sim" : Simulator.getValue();
   S.SimArgs.assign(SimArgs.begin(), SimArgs.end());
+  S.KeepFixedPorts = SimFixedPorts;
   for (const std::string &A : CellSimArgs) {
     auto Eq = A.find('=');
     if (Eq == std::string::npos || Eq == 0)
@@ -455,6 +461,8 @@ int main(int Argc, char **Argv) {
                            "--simulator", S.SimulatorPath});
     for (const std::string &A : S.SimArgs)
       Run.push_back("--sim-arg=" + A);
+    if (S.KeepFixedPorts)
+      Run.push_back("--sim-fixed-ports");
     for (const std::string &A : CellSimArgs)
       Run.push_back("--sim-cell-arg=" + A);
   }

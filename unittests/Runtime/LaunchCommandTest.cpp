@@ -150,4 +150,30 @@ TEST(Placeholders, CheckNamesTheFirstUnknownOne) {
   EXPECT_FALSE(usesCapture("a {file:ser.yaml} b"));
 }
 
+TEST(Placeholders, RemapPortsFollowsOptionsHostsAndNodes) {
+  // A disaggregated cell: prefill on node 0 and decode on node 1 both on
+  // 8000, the router on 8080 and etcd on 2379, all on node 0.
+  PortRemap Ports = {{{0, 8000}, 41000}, {{1, 8000}, 41001}, {{0, 8080}, 41002},
+                     {{0, 2379}, 41003}};
+  EXPECT_EQ(remapPorts("8000", Ports, 0, "--server-port"), "41000");
+  EXPECT_EQ(remapPorts("8000", Ports, 1, "--port"), "41001");
+  EXPECT_EQ(remapPorts("8080", Ports, 0, "-p"), "41002");
+  EXPECT_EQ(remapPorts("--http-port=8080", Ports, 0, ""), "--http-port=41002");
+  EXPECT_EQ(remapPorts("http://{node_addr:1}:8000", Ports, 0, "--decode"),
+            "http://{node_addr:1}:41001");
+  EXPECT_EQ(remapPorts("http://{node_host:0}:8000/v1", Ports, 1, ""),
+            "http://{node_host:0}:41000/v1");
+  EXPECT_EQ(remapPorts("http://0.0.0.0:2379", Ports, 0, ""), "http://0.0.0.0:41003");
+  EXPECT_EQ(remapPorts("a: 1\nport: 8080\n\"master\": \"127.0.0.1:2379\"\n", Ports, 0, ""),
+            "a: 1\nport: 41002\n\"master\": \"127.0.0.1:41003\"\n");
+  // Numbers that are not a port: another option's value, a JSON member's
+  // value, part of a longer number or word, an unknown port.
+  EXPECT_EQ(remapPorts("8000", Ports, 0, "--max-num-batched-tokens"), "8000");
+  EXPECT_EQ(remapPorts("{\"max_tokens\":8000}", Ports, 0, ""), "{\"max_tokens\":8000}");
+  EXPECT_EQ(remapPorts("http://h:80001 v8000 127.0.0.1:9000", Ports, 0, ""),
+            "http://h:80001 v8000 127.0.0.1:9000");
+  EXPECT_EQ(remapPorts("8000", {}, 0, "--port"), "8000");
+}
+
 } // namespace
+

@@ -23,11 +23,16 @@
 
 #include <map>
 #include <set>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace arecipe::runtime {
+
+/// Under --simulate, the free ports chosen for a cell's fixed ports: by
+/// (node rank, the plan's port), the port used instead.
+using PortRemap = std::map<std::pair<int, int>, int>;
 
 /// What the placeholders stand for in one cell on this run.
 struct PlaceholderValues {
@@ -38,6 +43,8 @@ struct PlaceholderValues {
   std::string DefaultHost;
   std::map<std::string, std::string> Files;    ///< name -> path
   std::map<std::string, std::string> Captures; ///< name -> value
+  /// Empty unless the run remaps the plan's fixed ports (remapPorts).
+  PortRemap Ports;
 };
 
 /// Text with every placeholder whose value is known replaced by it; the
@@ -58,6 +65,17 @@ struct PlaceholderScope {
 /// Empty when every placeholder of Text is one Scope knows; otherwise why
 /// the first one that is not cannot be substituted.
 std::string checkPlaceholders(std::string_view Text, const PlaceholderScope &Scope);
+
+/// The plan's Text with every mention of a remapped port replaced, before
+/// its placeholders are substituted. A mention is a number that is the
+/// whole text after a port option (Key, the previous argv word or the
+/// environment variable's name, ends in `port` or is `-p`); follows
+/// `KEY=` or `KEY: ` or `"KEY": ` where KEY ends in `port`; or follows
+/// `HOST:` (a URL or an address), where HOST `{node_addr:K}` or
+/// `{node_host:K}` makes it node K's port, and anything else the port of
+/// OwnRank, the node the text is used on. Other numbers are left alone.
+std::string remapPorts(std::string_view Text, const PortRemap &Ports, int OwnRank,
+                       std::string_view Key);
 
 /// True when Text has a `{capture:…}` placeholder.
 bool usesCapture(std::string_view Text);

@@ -38,6 +38,11 @@ struct RunSettings {
   /// Extra `--sim-…` arguments for every simulated engine, and per cell id.
   std::vector<std::string> SimArgs;
   std::map<std::string, std::vector<std::string>> CellSimArgs;
+  /// Under --simulate, every fixed port of a cell is replaced by a free one
+  /// chosen when the cell starts, so cells and runs on one machine never
+  /// collide; --sim-fixed-ports keeps the plan's ports.
+  bool KeepFixedPorts = false;
+  bool remapsPorts() const { return Simulate && !KeepFixedPorts; }
 
   /// Set on a Slurm allocation (`--node-rank`): this run executes only the
   /// processes of node rank NodeRank of its cell, rank 0 also the client;
