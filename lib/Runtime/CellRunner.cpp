@@ -1141,7 +1141,7 @@ void CellExecution::teardown() {
       forgetContainer(R.Launch.ContainerName);
     }
   }
-  if (size_t Orphans = killAdoptedOrphans())
+  if (size_t Orphans = killAdoptedOrphans({S.RankPids.begin(), S.RankPids.end()}))
     Warnings.push_back(fmt::format("{} process{} outside the process groups had to be killed",
                                    Orphans, Orphans == 1 ? "" : "es"));
   auto Deadline = Clock::now() + S.PortFreeTimeout;

@@ -3,6 +3,7 @@
 #include "arecipe/Runtime/LocalExecutor.h"
 
 #include "arecipe/Runtime/CellRunner.h"
+#include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/LaunchCommand.h"
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ResultStore.h"
@@ -19,6 +20,7 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace arecipe::runtime {
 
@@ -157,6 +159,58 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
   fmt::format_to(std::back_inserter(Out), "; wait for free ports\n");
 }
 
+/// A multi-node cell under --simulate, on this machine: what the Slurm job
+/// script does on an allocation (SlurmJob.cpp), with local processes.
+CellOutcome runLocalRanks(const LaunchPlan &Plan, const Cell &C, const RunSettings &S,
+                          const ResultStore &Store, ProgressReport &Progress) {
+  std::string Err;
+  // The submitter's part: an empty cell directory, shared by the ranks.
+  if (!Store.resetCell(C, Err))
+    return {CellStatus::Failed, Err};
+  std::vector<std::string> Addrs(size_t(C.Nodes), "127.0.0.1");
+  std::vector<std::string> Hosts(size_t(C.Nodes), localHostName());
+  auto NodeName = [](int Rank) { return fmt::format("local-rank{}", Rank); };
+  std::vector<ChildProcess> Ranks(size_t(C.Nodes - 1));
+  for (int Rank = 1; Rank < C.Nodes; ++Rank) {
+    Argv Command = S.RankCommand;
+    Command.insert(Command.end(),
+                   {"--cells", C.Id, "--node-rank", std::to_string(Rank), "--node-addrs",
+                    fmt::format("{}", fmt::join(Addrs, ",")), "--node-hosts",
+                    fmt::format("{}", fmt::join(Hosts, ",")), "--node-name", NodeName(Rank),
+                    S.PlanPath});
+    ChildProcess &Child = Ranks[size_t(Rank - 1)];
+    if (!Child.start(Command, {}, fmt::format("{}/node-rank{}.log", Store.cellDir(C), Rank), Err))
+      return {CellStatus::Failed, fmt::format("cannot start node rank {}: {}", Rank, Err)};
+  }
+  Progress.note(fmt::format("--simulate runs the cell's {} node ranks on this machine (node "
+                            "rank R's output in node-rank<R>.log)",
+                            C.Nodes));
+  RunSettings Rank0 = S;
+  Rank0.NodeRank = 0;
+  Rank0.NodeAddrs = Addrs;
+  Rank0.NodeHosts = Hosts;
+  Rank0.NodeName = NodeName(0);
+  for (ChildProcess &Child : Ranks)
+    Rank0.RankPids.push_back(Child.pid());
+  CellOutcome O;
+  if (!makeRealDirectory(simulatedGpuMemoryDir(Rank0), Err))
+    O = {CellStatus::Failed, Err};
+  else
+    O = runCell(Plan, C, Rank0, Store, Progress);
+  // Rank 0's teardown wrote the stop file that ends the others; written
+  // here too, in case it never got that far.
+  if (!support::writeFileAtomically(Store.cellDir(C) + "/stop", "stop\n", Err))
+    Progress.note(Err);
+  auto Deadline = std::chrono::steady_clock::now() + S.TeardownGrace + std::chrono::seconds(30);
+  for (ChildProcess &Child : Ranks) {
+    while (Child.running() && std::chrono::steady_clock::now() < Deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (Child.running())
+      Child.stop(S.TeardownGrace);
+  }
+  return O;
+}
+
 } // namespace
 
 void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) {
@@ -235,9 +289,13 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
       continue;
     }
     CellOutcome O;
-    if (C.Nodes > 1 && !OnAllocation) {
+    if (C.Nodes > 1 && !OnAllocation && S.Simulate && !S.RankCommand.empty()) {
+      O = runLocalRanks(Plan, C, S, Store, Progress);
+    } else if (C.Nodes > 1 && !OnAllocation) {
       O.Status = CellStatus::Failed;
-      O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm", C.Nodes);
+      O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm (or "
+                             "simulate it with --simulate)",
+                             C.Nodes);
     } else {
       O = runCell(Plan, C, S, Store, Progress);
     }

@@ -109,6 +109,9 @@ static cl::list<std::string> NodeAddrs("node-addrs", cl::desc("Node addresses by
                                        cl::CommaSeparated, cl::Hidden);
 static cl::list<std::string> NodeHosts("node-hosts", cl::desc("Node host names by rank"),
                                        cl::CommaSeparated, cl::Hidden);
+static cl::opt<std::string> NodeNameOpt("node-name",
+                                        cl::desc("This node's name (default: SLURMD_NODENAME)"),
+                                        cl::Hidden);
 // Given a `.arecipe`, arecipe-run compiles it in-process, exactly as
 // `arecipec --emit plan` would with the same options.
 static cl::OptionCategory CompileCategory("arecipe-run options for a .arecipe input");
@@ -372,7 +375,7 @@ int main(int Argc, char **Argv) {
     S.NodeAddrs.assign(NodeAddrs.begin(), NodeAddrs.end());
     S.NodeHosts.assign(NodeHosts.begin(), NodeHosts.end());
     const char *Node = std::getenv("SLURMD_NODENAME");
-    S.NodeName = Node ? Node : "";
+    S.NodeName = !NodeNameOpt.empty() ? NodeNameOpt.getValue() : Node ? Node : "";
   }
 
   std::vector<std::string> Unknown;
@@ -415,6 +418,37 @@ int main(int Argc, char **Argv) {
     printDryRun(Plan, S, stdout);
     return 0;
   }
+  // The nodes run this very runtime, with every option that changes how a
+  // cell runs, so a cell behaves there as it would here.
+  std::vector<std::string> Run = {
+      ownDirectory() + "/arecipe-run", "--executor", "local", "--out", S.OutDir, "--progress",
+      "plain", fmt::format("--teardown-grace={}", TeardownGrace.getValue()),
+      fmt::format("--port-free-timeout={}", PortFreeTimeout.getValue())};
+  if (S.Simulate) {
+    Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", S.TimeScale),
+                           "--simulator", S.SimulatorPath});
+    for (const std::string &A : S.SimArgs)
+      Run.push_back("--sim-arg=" + A);
+    if (S.KeepFixedPorts)
+      Run.push_back("--sim-fixed-ports");
+    for (const std::string &A : CellSimArgs)
+      Run.push_back("--sim-cell-arg=" + A);
+  }
+  if (Plan.Container) {
+    Run.insert(Run.end(), {"--container-runtime", Plan.Container->Runtime});
+    // The plan's own mounts are in the plan; only the added ones are passed.
+    size_t Own = Loaded.Plan.Container->Mounts.size() - ContainerMounts.size() -
+                 (Plan.Slurm ? Plan.Slurm->ContainerMounts.size() : 0);
+    for (size_t I = Own; I < Plan.Container->Mounts.size(); ++I) {
+      const ContainerMount &M = Plan.Container->Mounts[I];
+      Run.push_back(fmt::format("--container-mount={}:{}:{}", M.Source, M.Target,
+                                M.ReadOnly ? "ro" : "rw"));
+    }
+  }
+  // The other node ranks of a multi-node cell under --simulate, on this
+  // machine, are this runtime too.
+  S.RankCommand = Run;
+
   bool Live = ProgressMode == "live" || (ProgressMode == "auto" && isatty(STDERR_FILENO));
   ProgressReport Progress(stderr, Live);
   Progress.estimateSweep(NodeRank < 0);
@@ -450,32 +484,6 @@ int main(int Argc, char **Argv) {
     Slurm.NodeList.clear();
   else if (!NodeList.empty())
     Slurm.NodeList = {NodeList.getValue()};
-  // The nodes run this very runtime, with every option that changes how a
-  // cell runs, so a cell behaves there as it would here.
-  std::vector<std::string> &Run = Slurm.CellRun;
-  Run = {ownDirectory() + "/arecipe-run", "--executor", "local", "--out", S.OutDir,
-         "--progress", "plain", fmt::format("--teardown-grace={}", TeardownGrace.getValue()),
-         fmt::format("--port-free-timeout={}", PortFreeTimeout.getValue())};
-  if (S.Simulate) {
-    Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", S.TimeScale),
-                           "--simulator", S.SimulatorPath});
-    for (const std::string &A : S.SimArgs)
-      Run.push_back("--sim-arg=" + A);
-    if (S.KeepFixedPorts)
-      Run.push_back("--sim-fixed-ports");
-    for (const std::string &A : CellSimArgs)
-      Run.push_back("--sim-cell-arg=" + A);
-  }
-  if (Plan.Container) {
-    Run.insert(Run.end(), {"--container-runtime", Plan.Container->Runtime});
-    // The plan's own mounts are in the plan; only the added ones are passed.
-    size_t Own = Loaded.Plan.Container->Mounts.size() - ContainerMounts.size() -
-                 (Plan.Slurm ? Plan.Slurm->ContainerMounts.size() : 0);
-    for (size_t I = Own; I < Plan.Container->Mounts.size(); ++I) {
-      const ContainerMount &M = Plan.Container->Mounts[I];
-      Run.push_back(fmt::format("--container-mount={}:{}:{}", M.Source, M.Target,
-                                M.ReadOnly ? "ro" : "rw"));
-    }
-  }
+  Slurm.CellRun = Run;
   return runSlurmSweep(Plan, Text, S, Slurm, Progress);
 }

@@ -54,8 +54,16 @@ struct RunSettings {
   std::vector<std::string> NodeAddrs;
   /// The host name of each node of the allocation, by rank: `{node_host:K}`.
   std::vector<std::string> NodeHosts;
-  /// This node's name (SLURMD_NODENAME), recorded with each process.
+  /// This node's name (SLURMD_NODENAME, or --node-name), recorded with each
+  /// process.
   std::string NodeName;
+  /// This runtime's command line for one node rank of a cell, before
+  /// `--cells ID --node-rank R ... PLAN`: how --simulate runs the other
+  /// ranks of a multi-node cell as local processes.
+  std::vector<std::string> RankCommand;
+  /// The local node-rank runtimes of that cell: this runtime's children,
+  /// which a cell's teardown must not take for orphans.
+  std::vector<int> RankPids;
 
   std::chrono::milliseconds TeardownGrace{10000};
   std::chrono::milliseconds PortFreeTimeout{30000};
