@@ -399,11 +399,12 @@ bool CellExecution::remapFixedPorts() {
     for (const ProcessSpec &P : C.Processes)
       if (P.NodeRank == Rank && P.Port == Port)
         Owners += (Owners.empty() ? "" : ",") + P.Name;
-    Record.push_back({{"processes", Owners}, {"node_rank", Rank}, {"plan_port", Port},
-                      {"port", Free[I]}});
+    Record.push_back(
+        {{"processes", Owners}, {"node_rank", Rank}, {"plan_port", Port}, {"port", Free[I]}});
     Shown.push_back(fmt::format("{} {} -> {}", Owners, Port, Free[I]));
   }
-  Progress.note(fmt::format("--simulate remaps the plan's fixed ports: {}", fmt::join(Shown, ", ")));
+  Progress.note(
+      fmt::format("--simulate remaps the plan's fixed ports: {}", fmt::join(Shown, ", ")));
   PortRecord = Record;
   if (!writeOutputJson(portsPath(), ordered_json{{"ports", Record}}, Err)) {
     failWith(CellStatus::Failed, Err);
@@ -444,8 +445,9 @@ bool CellExecution::preflight() {
     Progress.phase("preflight");
     std::string LogName =
         rank() > 0 ? fmt::format("preflight-rank{}.log", rank()) : std::string("preflight.log");
-    PreflightContext Ctx{Plan, C, S, Dir + "/" + LogName,
-                         [&](const std::string &Text) { Progress.note(Text); }, &Values};
+    PreflightContext Ctx{
+        Plan,   C, S, Dir + "/" + LogName, [&](const std::string &Text) { Progress.note(Text); },
+        &Values};
     for (const PreflightAction &A : C.Preflight) {
       if (interrupted())
         return false;

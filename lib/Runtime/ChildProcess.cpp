@@ -570,8 +570,8 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
   int ErrPipe[2] = {-1, -1}, OutPipe[2] = {-1, -1}, StderrPipe[2] = {-1, -1};
   int StderrLogFd = -1;
   if (NullFd < 0 || pipe2(ErrPipe, O_CLOEXEC) != 0 || pipe2(OutPipe, O_CLOEXEC) != 0 ||
-      (Limits.SeparateStderr &&
-       (pipe2(StderrPipe, O_CLOEXEC) != 0 || (StderrLogFd = fcntl(LogFd, F_DUPFD_CLOEXEC, 0)) < 0))) {
+      (Limits.SeparateStderr && (pipe2(StderrPipe, O_CLOEXEC) != 0 ||
+                                 (StderrLogFd = fcntl(LogFd, F_DUPFD_CLOEXEC, 0)) < 0))) {
     Err = fmt::format("cannot set up the child: {}", std::strerror(errno));
     for (int Fd : {LogFd, NullFd, ErrPipe[0], ErrPipe[1], OutPipe[0], OutPipe[1], StderrPipe[0],
                    StderrPipe[1], StderrLogFd})

@@ -95,8 +95,7 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
   for (const GeneratedFile &F : C.Files) {
     std::string Content = substitutePlaceholders(F.Content, Values);
     fmt::format_to(std::back_inserter(Out), "  file: {} ({} bytes{})\n", Values.Files.at(F.Name),
-                   Content.size(),
-                   usesCapture(F.Content) ? ", written after the captures" : "");
+                   Content.size(), usesCapture(F.Content) ? ", written after the captures" : "");
     std::istringstream In(Content);
     for (std::string Line; std::getline(In, Line);)
       fmt::format_to(std::back_inserter(Out), "    | {}\n", Line);
@@ -173,11 +172,10 @@ CellOutcome runLocalRanks(const LaunchPlan &Plan, const Cell &C, const RunSettin
   std::vector<ChildProcess> Ranks(size_t(C.Nodes - 1));
   for (int Rank = 1; Rank < C.Nodes; ++Rank) {
     Argv Command = S.RankCommand;
-    Command.insert(Command.end(),
-                   {"--cells", C.Id, "--node-rank", std::to_string(Rank), "--node-addrs",
-                    fmt::format("{}", fmt::join(Addrs, ",")), "--node-hosts",
-                    fmt::format("{}", fmt::join(Hosts, ",")), "--node-name", NodeName(Rank),
-                    S.PlanPath});
+    Command.insert(Command.end(), {"--cells", C.Id, "--node-rank", std::to_string(Rank),
+                                   "--node-addrs", fmt::format("{}", fmt::join(Addrs, ",")),
+                                   "--node-hosts", fmt::format("{}", fmt::join(Hosts, ",")),
+                                   "--node-name", NodeName(Rank), S.PlanPath});
     ChildProcess &Child = Ranks[size_t(Rank - 1)];
     if (!Child.start(Command, {}, fmt::format("{}/node-rank{}.log", Store.cellDir(C), Rank), Err))
       return {CellStatus::Failed, fmt::format("cannot start node rank {}: {}", Rank, Err)};

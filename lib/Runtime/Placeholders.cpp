@@ -24,7 +24,8 @@ bool isNameChar(char C) {
 }
 
 /// Calls Visit for each placeholder of Text, in order.
-void forEachPlaceholder(std::string_view Text, const std::function<void(const Placeholder &)> &Visit) {
+void forEachPlaceholder(std::string_view Text,
+                        const std::function<void(const Placeholder &)> &Visit) {
   for (size_t At = Text.find('{'); At != std::string_view::npos; At = Text.find('{', At + 1)) {
     size_t K = At + 1;
     while (K < Text.size() && isKindChar(Text[K]))
@@ -100,17 +101,16 @@ std::string checkPlaceholders(std::string_view Text, const PlaceholderScope &Sco
       if (K < 0)
         Problem = fmt::format("placeholder '{}' must name a node by its index", Written);
       else if (K >= Scope.Nodes)
-        Problem = fmt::format("placeholder '{}' names node {}, but the cell has {} node{}",
-                              Written, K, Scope.Nodes, Scope.Nodes == 1 ? "" : "s");
+        Problem = fmt::format("placeholder '{}' names node {}, but the cell has {} node{}", Written,
+                              K, Scope.Nodes, Scope.Nodes == 1 ? "" : "s");
     } else if (P.Kind == "file") {
       if (!Scope.Files || !Scope.Files->count(Name))
         Problem = fmt::format("placeholder '{}' names no file of this cell", Written);
     } else if (P.Kind == "capture") {
       if (!Scope.Captures || !Scope.Captures->count(Name))
         Problem = fmt::format("placeholder '{}' names {}", Written,
-                              Scope.CaptureContext.empty()
-                                  ? "no capture step of this cell"
-                                  : Scope.CaptureContext);
+                              Scope.CaptureContext.empty() ? "no capture step of this cell"
+                                                           : Scope.CaptureContext);
     } else {
       Problem = fmt::format("unknown placeholder '{}' (expected node_addr, node_host, file or "
                             "capture)",

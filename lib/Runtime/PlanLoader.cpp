@@ -176,10 +176,10 @@ EnvMap readEnv(const JsonObject &F, std::string_view Key) {
 }
 
 PreflightAction readAction(const JsonObject &F) {
-  std::string Kind = F.oneOf("action", true,
-                             {"unset_env", "require_version", "stage_model", "check_paths",
-                              "wait_clean_gpus", "prepare_cache", "verify_import", "run",
-                              "capture"});
+  std::string Kind =
+      F.oneOf("action", true,
+              {"unset_env", "require_version", "stage_model", "check_paths", "wait_clean_gpus",
+               "prepare_cache", "verify_import", "run", "capture"});
   if (Kind == "unset_env")
     return UnsetEnvAction{readEnvNames(F, "names", true)};
   if (Kind == "require_version") {
@@ -452,8 +452,7 @@ void checkCellPlaceholders(const Cell &C, const std::string &Path, JsonErrors &E
   };
   // A step's argv sees the captures of the steps before it only.
   std::set<std::string> Before;
-  PlaceholderScope StepScope{C.Nodes, &Files, &Before,
-                             "no capture step that runs before this one"};
+  PlaceholderScope StepScope{C.Nodes, &Files, &Before, "no capture step that runs before this one"};
   for (size_t I = 0; I < C.Preflight.size(); ++I) {
     const Argv *Words = nullptr;
     if (const auto *Run = std::get_if<RunAction>(&C.Preflight[I]))
@@ -772,9 +771,8 @@ void readPlan(const json &Root, LaunchPlan &P, JsonErrors &Errs) {
 
 const char *actionName(const PreflightAction &Action) {
   static const char *Names[] = {
-      "unset_env",       "require_version", "stage_model",   "check_paths",
-      "wait_clean_gpus", "prepare_cache",   "verify_import", "run",
-      "capture"};
+      "unset_env",     "require_version", "stage_model", "check_paths", "wait_clean_gpus",
+      "prepare_cache", "verify_import",   "run",         "capture"};
   return Names[Action.index()];
 }
 

@@ -7,14 +7,14 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <fstream>
+#include <netinet/in.h>
 #include <set>
 #include <sstream>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace arecipe::runtime {

@@ -337,16 +337,16 @@ PreflightOutcome captureAction(const CaptureAction &A, const PreflightContext &C
     O.Captured = trimmed(*A.SimulatedOutput);
     O.Simulated = true;
     appendLog(Ctx.LogPath,
-              fmt::format("# --simulate: not run; '{}' is the plan's simulated output '{}'",
-                          A.Name, *O.Captured));
+              fmt::format("# --simulate: not run; '{}' is the plan's simulated output '{}'", A.Name,
+                          *O.Captured));
     return O;
   }
   Argv Command = substituted(A.Command, Ctx);
   // The command is real, and so is its time: not compressed by --time-scale.
   auto Timeout = std::chrono::milliseconds(static_cast<long long>(A.TimeoutS * 1000.0 + 0.5));
   CommandResult R = run(Ctx, Command, {}, Timeout, /*SeparateStderr=*/true);
-  std::string What = fmt::format("capture '{}' ({})", A.Name,
-                                 support::shellJoin(support::redactArgv(Command)));
+  std::string What =
+      fmt::format("capture '{}' ({})", A.Name, support::shellJoin(support::redactArgv(Command)));
   if (!R.succeeded())
     return fail(fmt::format("{} {}; {}", What, R.describe(), stderrTail(R.ErrorOutput)));
   if (R.OutputTruncated)
@@ -419,10 +419,9 @@ std::string describePreflightAction(const PreflightAction &Action) {
           return fmt::format("verify_import {} under {}", A.Package, A.ExpectPrefix);
         else if constexpr (std::is_same_v<T, CaptureAction>)
           return fmt::format("capture {} (timeout {} s{}): {}", A.Name, A.TimeoutS,
-                             A.SimulatedOutput
-                                 ? fmt::format(", simulated output '{}'",
-                                               trimmed(*A.SimulatedOutput))
-                                 : "",
+                             A.SimulatedOutput ? fmt::format(", simulated output '{}'",
+                                                             trimmed(*A.SimulatedOutput))
+                                               : "",
                              support::shellJoin(support::redactArgv(A.Command)));
         else
           return fmt::format("run {}", support::shellJoin(support::redactArgv(A.Command)));

@@ -76,10 +76,14 @@ pids=()
 for ((rank = 1; rank < ${#nodes[@]}; rank++)); do
   srun --nodes=1 --ntasks=1 --nodelist="${nodes[rank]}" \
 )";
-  Out += "    " + cellRunLine(Spec, "--node-rank \"$rank\" --node-addrs \"$addrs\" --node-hosts \"$hosts\"") + " &\n";
+  Out +=
+      "    " +
+      cellRunLine(Spec, "--node-rank \"$rank\" --node-addrs \"$addrs\" --node-hosts \"$hosts\"") +
+      " &\n";
   Out += "  pids+=($!)\ndone\n";
   Out += "srun --nodes=1 --ntasks=1 --nodelist=\"${nodes[0]}\" \\\n";
-  Out += "  " + cellRunLine(Spec, "--node-rank 0 --node-addrs \"$addrs\" --node-hosts \"$hosts\"") + "\n";
+  Out += "  " + cellRunLine(Spec, "--node-rank 0 --node-addrs \"$addrs\" --node-hosts \"$hosts\"") +
+         "\n";
   Out += "status=$?\n";
   Out += fmt::format("touch {}/\"$cell\"/stop\n", support::shellJoin({Spec.CellsDir}));
   Out += "wait \"${pids[@]}\"\nexit $status\n";

@@ -109,9 +109,8 @@ static cl::list<std::string> NodeAddrs("node-addrs", cl::desc("Node addresses by
                                        cl::CommaSeparated, cl::Hidden);
 static cl::list<std::string> NodeHosts("node-hosts", cl::desc("Node host names by rank"),
                                        cl::CommaSeparated, cl::Hidden);
-static cl::opt<std::string> NodeNameOpt("node-name",
-                                        cl::desc("This node's name (default: SLURMD_NODENAME)"),
-                                        cl::Hidden);
+static cl::opt<std::string>
+    NodeNameOpt("node-name", cl::desc("This node's name (default: SLURMD_NODENAME)"), cl::Hidden);
 // Given a `.arecipe`, arecipe-run compiles it in-process, exactly as
 // `arecipec --emit plan` would with the same options.
 static cl::OptionCategory CompileCategory("arecipe-run options for a .arecipe input");
@@ -421,12 +420,18 @@ int main(int Argc, char **Argv) {
   // The nodes run this very runtime, with every option that changes how a
   // cell runs, so a cell behaves there as it would here.
   std::vector<std::string> Run = {
-      ownDirectory() + "/arecipe-run", "--executor", "local", "--out", S.OutDir, "--progress",
-      "plain", fmt::format("--teardown-grace={}", TeardownGrace.getValue()),
+      ownDirectory() + "/arecipe-run",
+      "--executor",
+      "local",
+      "--out",
+      S.OutDir,
+      "--progress",
+      "plain",
+      fmt::format("--teardown-grace={}", TeardownGrace.getValue()),
       fmt::format("--port-free-timeout={}", PortFreeTimeout.getValue())};
   if (S.Simulate) {
-    Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", S.TimeScale),
-                           "--simulator", S.SimulatorPath});
+    Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", S.TimeScale), "--simulator",
+                           S.SimulatorPath});
     for (const std::string &A : S.SimArgs)
       Run.push_back("--sim-arg=" + A);
     if (S.KeepFixedPorts)
@@ -441,8 +446,8 @@ int main(int Argc, char **Argv) {
                  (Plan.Slurm ? Plan.Slurm->ContainerMounts.size() : 0);
     for (size_t I = Own; I < Plan.Container->Mounts.size(); ++I) {
       const ContainerMount &M = Plan.Container->Mounts[I];
-      Run.push_back(fmt::format("--container-mount={}:{}:{}", M.Source, M.Target,
-                                M.ReadOnly ? "ro" : "rw"));
+      Run.push_back(
+          fmt::format("--container-mount={}:{}:{}", M.Source, M.Target, M.ReadOnly ? "ro" : "rw"));
     }
   }
   // The other node ranks of a multi-node cell under --simulate, on this

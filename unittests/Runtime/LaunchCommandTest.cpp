@@ -153,8 +153,8 @@ TEST(Placeholders, CheckNamesTheFirstUnknownOne) {
 TEST(Placeholders, RemapPortsFollowsOptionsHostsAndNodes) {
   // A disaggregated cell: prefill on node 0 and decode on node 1 both on
   // 8000, the router on 8080 and etcd on 2379, all on node 0.
-  PortRemap Ports = {{{0, 8000}, 41000}, {{1, 8000}, 41001}, {{0, 8080}, 41002},
-                     {{0, 2379}, 41003}};
+  PortRemap Ports = {
+      {{0, 8000}, 41000}, {{1, 8000}, 41001}, {{0, 8080}, 41002}, {{0, 2379}, 41003}};
   EXPECT_EQ(remapPorts("8000", Ports, 0, "--server-port"), "41000");
   EXPECT_EQ(remapPorts("8000", Ports, 1, "--port"), "41001");
   EXPECT_EQ(remapPorts("8080", Ports, 0, "-p"), "41002");
@@ -176,4 +176,3 @@ TEST(Placeholders, RemapPortsFollowsOptionsHostsAndNodes) {
 }
 
 } // namespace
-

@@ -100,10 +100,9 @@ struct CaptureAction {
   std::optional<std::string> SimulatedOutput;
 };
 
-using PreflightAction =
-    std::variant<UnsetEnvAction, RequireVersionAction, StageModelAction, CheckPathsAction,
-                 WaitCleanGpusAction, PrepareCacheAction, VerifyImportAction, RunAction,
-                 CaptureAction>;
+using PreflightAction = std::variant<UnsetEnvAction, RequireVersionAction, StageModelAction,
+                                     CheckPathsAction, WaitCleanGpusAction, PrepareCacheAction,
+                                     VerifyImportAction, RunAction, CaptureAction>;
 
 /// The `action` name of a pre-flight action, as written in the plan.
 const char *actionName(const PreflightAction &Action);

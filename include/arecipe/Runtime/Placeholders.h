@@ -23,9 +23,9 @@
 
 #include <map>
 #include <set>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace arecipe::runtime {
