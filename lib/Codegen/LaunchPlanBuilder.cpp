@@ -234,9 +234,11 @@ std::vector<PreflightStep> PlanBuilder::lowerPreflight() {
       Out.push_back(
           preflight::RunStep{strings(Arg("argv")), seconds(Arg("timeout"))});
     } else if (A.Action == "capture") {
-      Out.push_back(preflight::Capture{Arg("name").getString(),
-                                       strings(Arg("argv")),
-                                       seconds(Arg("timeout"))});
+      preflight::Capture S{Arg("name").getString(), strings(Arg("argv")),
+                           seconds(Arg("timeout")), std::nullopt};
+      if (!Arg("simulated").isNone())
+        S.SimulatedOutput = Arg("simulated").getString();
+      Out.push_back(std::move(S));
     } else {
       llvm_unreachable("Sema knows no other pre-flight action");
     }

@@ -86,6 +86,8 @@ struct PreflightFields {
     J["name"] = S.Name;
     J["argv"] = S.Argv;
     J["timeout_s"] = toJSON(S.TimeoutS);
+    if (S.SimulatedOutput)
+      J["simulated_output"] = *S.SimulatedOutput;
   }
 };
 

@@ -11,6 +11,7 @@
 #include "arecipe/Runtime/HttpCall.h"
 #include "arecipe/Runtime/InferenceXResults.h"
 #include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Runtime/Placeholders.h"
 #include "arecipe/Runtime/PortOwner.h"
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ReadinessProbe.h"
@@ -161,6 +162,20 @@ public:
 
 private:
   bool preflight();
+  /// Writes the cell's generated files: those whose content uses a capture
+  /// (WithCaptures) or the others.
+  bool writeFiles(bool WithCaptures);
+  /// A node rank > 0 of a cell with capture steps: waits for rank 0 to
+  /// record their values.
+  bool awaitCaptures();
+  std::string capturesPath() const { return Dir + "/captures.json"; }
+  /// Under --simulate: free ports for the cell's fixed ones, chosen by node
+  /// rank 0 and recorded in ports.json, which the other ranks wait for.
+  bool remapFixedPorts();
+  std::string portsPath() const { return Dir + "/ports.json"; }
+  /// A node rank > 0: rank 0's file at Path, once it is there (null when
+  /// the cell stops first).
+  ordered_json awaitRankZeroFile(const std::string &Path, const char *What);
   bool startUp();
   bool measure(ordered_json &ClientSummary);
   /// Writes the InferenceX result files next to the summary; a file that
@@ -217,6 +232,11 @@ private:
   ordered_json RemoteProcesses = ordered_json::object();
   bool StoppedByRank0 = false;
   ordered_json Profile = ordered_json::array();
+  PlaceholderValues Values;
+  /// The ports --simulate chose, as recorded in ports.json.
+  ordered_json PortRecord;
+  /// What each capture step reported: {NAME: {value, simulated}}.
+  ordered_json Captures = ordered_json::object();
 
   CellStatus Status = CellStatus::Ok;
   std::string Reason, FailedProcess, LogTail, FailedPhase, CurrentPhase;
@@ -252,7 +272,7 @@ void CellExecution::failWith(CellStatus St, std::string Why, RunningProcess *Cul
 /// was in use: that line, and who holds the process's fixed port if anyone
 /// listens there now (the check before the start can lose a race, and an
 /// engine may bind ports the plan does not name). Empty otherwise.
-static std::string portClashDetail(const std::string &LogTail, const ProcessSpec &P) {
+static std::string portClashDetail(const std::string &LogTail, int Port) {
   std::istringstream In(LogTail);
   std::string Found;
   for (std::string Line; std::getline(In, Line);) {
@@ -267,10 +287,10 @@ static std::string portClashDetail(const std::string &LogTail, const ProcessSpec
     return "";
   size_t Start = Found.find_first_not_of(" \t");
   std::string Detail = "; its log says: " + Found.substr(Start == std::string::npos ? 0 : Start);
-  if (P.Port && *P.Port > 0) {
-    std::vector<PortListener> Taken = listenersOnPort(*P.Port);
+  if (Port > 0) {
+    std::vector<PortListener> Taken = listenersOnPort(Port);
     if (!Taken.empty())
-      Detail += fmt::format(" (port {} is in use by {})", *P.Port, describeListener(Taken.front()));
+      Detail += fmt::format(" (port {} is in use by {})", Port, describeListener(Taken.front()));
   }
   return Detail;
 }
@@ -296,30 +316,176 @@ RunningProcess *CellExecution::find(const std::string &Name) {
   return nullptr;
 }
 
-bool CellExecution::preflight() {
-  CurrentPhase = "preflight";
-  if (C.Preflight.empty())
-    return true;
-  Progress.phase("preflight");
-  std::string LogName =
-      rank() > 0 ? fmt::format("preflight-rank{}.log", rank()) : std::string("preflight.log");
-  PreflightContext Ctx{Plan, C, S, Dir + "/" + LogName,
-                       [&](const std::string &Text) { Progress.note(Text); }};
-  for (const PreflightAction &A : C.Preflight) {
-    if (interrupted())
+bool CellExecution::writeFiles(bool WithCaptures) {
+  std::string Err;
+  bool DirMade = false;
+  for (const GeneratedFile &F : C.Files) {
+    if (usesCapture(F.Content) != WithCaptures)
+      continue;
+    if (!DirMade && !makeRealDirectory(generatedFilesDir(Dir), Err)) {
+      failWith(CellStatus::Failed, "cannot write the cell's files: " + Err);
       return false;
-    PreflightOutcome O = runPreflightAction(A, Ctx);
-    Warnings.insert(Warnings.end(), O.Warnings.begin(), O.Warnings.end());
-    if (interrupted())
-      return false;
-    if (!O.Ok) {
-      failWith(CellStatus::Failed,
-               fmt::format("pre-flight '{}' failed: {}", actionName(A), O.Reason));
-      LogTail = tailOfFile(Ctx.LogPath, LogTailLines);
+    }
+    DirMade = true;
+    std::string Content =
+        substitutePlaceholders(remapPorts(F.Content, Values.Ports, 0, ""), Values);
+    // The engine reads the file as written; one that holds a secret is kept
+    // from other users like the private copy of such a plan.
+    mode_t Mode = support::redact(Content) == Content ? 0644 : 0600;
+    if (!support::writeFileAtomically(Values.Files.at(F.Name), Content, Err, Mode)) {
+      failWith(CellStatus::Failed, "cannot write the cell's file '" + F.Name + "': " + Err);
       return false;
     }
   }
   return true;
+}
+
+ordered_json CellExecution::awaitRankZeroFile(const std::string &Path, const char *What) {
+  Progress.phase(fmt::format("waiting for node rank 0's {}", What));
+  while (true) {
+    if (interrupted() || !checkOtherRanks())
+      return nullptr;
+    // Written by rank 0 on a shared file system: read within bounds, and
+    // every field with its type checked by the caller.
+    ordered_json Doc = support::readJsonFile(Path, support::JsonLimits{8, size_t(16) << 20})
+                           .value_or(ordered_json(nullptr));
+    if (Doc.is_object())
+      return Doc;
+    sleepUnlessStopped(PollInterval);
+  }
+}
+
+bool CellExecution::remapFixedPorts() {
+  if (!S.remapsPorts())
+    return true;
+  std::vector<std::pair<int, int>> Fixed; // (node rank, plan port), once each
+  for (const ProcessSpec &P : C.Processes)
+    if (P.Port && *P.Port > 0 &&
+        std::find(Fixed.begin(), Fixed.end(), std::pair{P.NodeRank, *P.Port}) == Fixed.end())
+      Fixed.push_back({P.NodeRank, *P.Port});
+  if (Fixed.empty())
+    return true;
+  ordered_json Record = ordered_json::array();
+  if (rank() > 0) {
+    ordered_json Doc = awaitRankZeroFile(portsPath(), "ports");
+    if (!Doc.is_object())
+      return false;
+    auto List = Doc.find("ports");
+    if (List == Doc.end() || !List->is_array())
+      return true; // nothing remapped: the plan's ports stand
+    for (const ordered_json &E : *List) {
+      if (!E.is_object())
+        continue;
+      auto Num = [&](const char *Key) {
+        double V = support::numberAt(E, Key).value_or(-1);
+        return V >= 0 && V <= 65535 ? int(V) : -1;
+      };
+      if (Num("/node_rank") >= 0 && Num("/plan_port") > 0 && Num("/port") > 0)
+        Values.Ports[{Num("/node_rank"), Num("/plan_port")}] = Num("/port");
+    }
+    return true;
+  }
+  std::vector<int> Free;
+  std::string Err;
+  if (!chooseFreePorts(Fixed.size(), Free, Err)) {
+    failWith(CellStatus::Failed, Err);
+    return false;
+  }
+  std::vector<std::string> Shown;
+  for (size_t I = 0; I < Fixed.size(); ++I) {
+    auto [Rank, Port] = Fixed[I];
+    Values.Ports[{Rank, Port}] = Free[I];
+    std::string Owners;
+    for (const ProcessSpec &P : C.Processes)
+      if (P.NodeRank == Rank && P.Port == Port)
+        Owners += (Owners.empty() ? "" : ",") + P.Name;
+    Record.push_back(
+        {{"processes", Owners}, {"node_rank", Rank}, {"plan_port", Port}, {"port", Free[I]}});
+    Shown.push_back(fmt::format("{} {} -> {}", Owners, Port, Free[I]));
+  }
+  Progress.note(
+      fmt::format("--simulate remaps the plan's fixed ports: {}", fmt::join(Shown, ", ")));
+  PortRecord = Record;
+  if (!writeOutputJson(portsPath(), ordered_json{{"ports", Record}}, Err)) {
+    failWith(CellStatus::Failed, Err);
+    return false;
+  }
+  return true;
+}
+
+bool CellExecution::awaitCaptures() {
+  {
+    ordered_json Doc = awaitRankZeroFile(capturesPath(), "captures");
+    if (!Doc.is_object())
+      return false;
+    {
+      for (const PreflightAction &A : C.Preflight)
+        if (const auto *Cap = std::get_if<CaptureAction>(&A)) {
+          // Written by rank 0 on a shared file system: read with its types
+          // checked; a step it did not record stands for nothing.
+          if (const ordered_json *Entry = support::objectAt(Doc, Cap->Name))
+            Values.Captures[Cap->Name] = support::stringAt(*Entry, "value");
+        }
+      Captures = Doc;
+      return true;
+    }
+  }
+}
+
+bool CellExecution::preflight() {
+  CurrentPhase = "preflight";
+  if (!remapFixedPorts())
+    return false;
+  // Files first: a pre-flight step may read them. A file that holds a
+  // captured value is written once the captures are known.
+  if (!writeFiles(false))
+    return false;
+  bool HasCaptures = false;
+  if (!C.Preflight.empty()) {
+    Progress.phase("preflight");
+    std::string LogName =
+        rank() > 0 ? fmt::format("preflight-rank{}.log", rank()) : std::string("preflight.log");
+    PreflightContext Ctx{
+        Plan,   C, S, Dir + "/" + LogName, [&](const std::string &Text) { Progress.note(Text); },
+        &Values};
+    for (const PreflightAction &A : C.Preflight) {
+      if (interrupted())
+        return false;
+      PreflightOutcome O = runPreflightAction(A, Ctx);
+      Warnings.insert(Warnings.end(), O.Warnings.begin(), O.Warnings.end());
+      if (interrupted())
+        return false;
+      if (!O.Ok) {
+        failWith(CellStatus::Failed,
+                 fmt::format("pre-flight '{}' failed: {}", actionName(A), O.Reason));
+        LogTail = tailOfFile(Ctx.LogPath, LogTailLines);
+        return false;
+      }
+      if (const auto *Cap = std::get_if<CaptureAction>(&A)) {
+        HasCaptures = true;
+        if (O.Captured) {
+          Values.Captures[Cap->Name] = *O.Captured;
+          Captures[Cap->Name] = {{"value", *O.Captured}, {"simulated", O.Simulated}};
+          if (O.Simulated)
+            Progress.note(fmt::format("capture '{}': --simulate uses the plan's simulated "
+                                      "output '{}'",
+                                      Cap->Name, *O.Captured));
+        }
+      }
+    }
+  }
+  if (HasCaptures && rank() == 0) {
+    // The record of what the node reported, and how the other ranks of a
+    // multi-node cell learn it.
+    std::string Err;
+    if (!writeOutputJson(capturesPath(), Captures, Err)) {
+      failWith(CellStatus::Failed, Err);
+      return false;
+    }
+  }
+  if (HasCaptures && rank() > 0 && !awaitCaptures())
+    return false;
+  return writeFiles(true);
 }
 
 bool CellExecution::dependenciesReady(const ProcessSpec &P) const {
@@ -465,7 +631,7 @@ CellOutcome CellExecution::runWorkerRank() {
 
 bool CellExecution::startProcess(RunningProcess &R) {
   const ProcessSpec &P = *R.Spec;
-  R.Launch = buildLaunchCommand(Plan, C, P, S, Dir);
+  R.Launch = buildLaunchCommand(Plan, C, P, S, Dir, Values);
   if (R.Launch.Port.Port == 0 && R.Launch.Port.PortFile.empty() && P.HttpEndpoints) {
     failWith(CellStatus::Failed,
              fmt::format("process '{}' has port 0, which only a simulated engine can use "
@@ -482,13 +648,13 @@ bool CellExecution::startProcess(RunningProcess &R) {
   // A server already on a fixed port would answer the readiness probe and
   // be measured in this one's place (finding 13 of the second hardening
   // round).
-  if (P.Port && *P.Port > 0) {
-    std::vector<PortListener> Taken = listenersOnPort(*P.Port);
+  if (R.Launch.Port.Port > 0) {
+    std::vector<PortListener> Taken = listenersOnPort(R.Launch.Port.Port);
     if (!Taken.empty()) {
       failWith(CellStatus::Failed,
                fmt::format("port {} of process '{}' is already in use by {}: another server "
                            "would be measured in its place",
-                           *P.Port, P.Name, describeListener(Taken.front())));
+                           R.Launch.Port.Port, P.Name, describeListener(Taken.front())));
       return false;
     }
   }
@@ -576,7 +742,7 @@ bool CellExecution::startUp() {
         std::string Detail;
         if (!R.Child.running()) {
           R.Child.settleOutput(milliseconds(500));
-          Detail = portClashDetail(tailOfFile(R.Launch.LogPath, LogTailLines), *R.Spec);
+          Detail = portClashDetail(tailOfFile(R.Launch.LogPath, LogTailLines), R.Launch.Port.Port);
         }
         failWith(CellStatus::Failed,
                  fmt::format("process '{}' {}{}", R.Spec->Name, R.Probe->reason(), Detail), &R);
@@ -977,7 +1143,7 @@ void CellExecution::teardown() {
       forgetContainer(R.Launch.ContainerName);
     }
   }
-  if (size_t Orphans = killAdoptedOrphans())
+  if (size_t Orphans = killAdoptedOrphans({S.RankPids.begin(), S.RankPids.end()}))
     Warnings.push_back(fmt::format("{} process{} outside the process groups had to be killed",
                                    Orphans, Orphans == 1 ? "" : "es"));
   auto Deadline = Clock::now() + S.PortFreeTimeout;
@@ -999,6 +1165,7 @@ CellOutcome CellExecution::run() {
   // emptied it here could delete another rank's fresh files.
   if (S.NodeRank < 0 && !Store.resetCell(C, Err))
     return {CellStatus::Failed, Err};
+  Values = cellPlaceholderValues(C, S, Dir);
   if (rank() > 0)
     return runWorkerRank();
   if (multiNode())
@@ -1047,6 +1214,15 @@ CellOutcome CellExecution::run() {
   }
   if (!Profile.empty())
     Run["profile"] = Profile;
+  if (!Captures.empty())
+    Run["captures"] = Captures;
+  if (PortRecord.is_array())
+    Run["ports"] = PortRecord;
+  if (!C.Files.empty()) {
+    ordered_json &Files = Run["files"] = ordered_json::array();
+    for (const GeneratedFile &F : C.Files)
+      Files.push_back(fs::path(Values.Files.at(F.Name)).lexically_relative(Dir).string());
+  }
   if (!Store.writeCellSummary(C, Summary, Err)) {
     Out.Status = CellStatus::Failed;
     Out.Reason = Err;

@@ -474,7 +474,8 @@ ChildProcess::ChildProcess() = default;
 
 ChildProcess::ChildProcess(ChildProcess &&Other) noexcept
     : Pid(std::exchange(Other.Pid, -1)), Status(std::exchange(Other.Status, std::nullopt)),
-      Forgotten(Other.Forgotten), Relay(std::move(Other.Relay)) {}
+      Forgotten(Other.Forgotten), Relay(std::move(Other.Relay)),
+      ErrRelay(std::move(Other.ErrRelay)) {}
 
 ChildProcess &ChildProcess::operator=(ChildProcess &&Other) noexcept {
   if (this != &Other) {
@@ -484,6 +485,7 @@ ChildProcess &ChildProcess::operator=(ChildProcess &&Other) noexcept {
     Status = std::exchange(Other.Status, std::nullopt);
     Forgotten = Other.Forgotten;
     Relay = std::move(Other.Relay);
+    ErrRelay = std::move(Other.ErrRelay);
   }
   return *this;
 }
@@ -503,11 +505,15 @@ ChildProcess::~ChildProcess() {
     forgetGroup();
   if (Relay)
     Relay->finish(std::chrono::milliseconds(1000));
+  if (ErrRelay)
+    ErrRelay->finish(std::chrono::milliseconds(1000));
 }
 
 void ChildProcess::settleOutput(std::chrono::milliseconds Wait) {
   if (Relay)
     Relay->settle(Wait);
+  if (ErrRelay)
+    ErrRelay->settle(Wait);
 }
 
 std::string ChildProcess::finishOutput(std::chrono::milliseconds Wait, bool &Truncated) {
@@ -516,7 +522,15 @@ std::string ChildProcess::finishOutput(std::chrono::milliseconds Wait, bool &Tru
     return {};
   Relay->finish(Wait);
   Truncated = Relay->Truncated;
+  if (ErrRelay) {
+    ErrRelay->finish(Wait);
+    Truncated |= ErrRelay->Truncated;
+  }
   return std::move(Relay->Captured);
+}
+
+std::string ChildProcess::takeErrorOutput() {
+  return ErrRelay ? std::move(ErrRelay->Captured) : std::string();
 }
 
 bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
@@ -551,10 +565,16 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
   int NullFd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   // The exec-error pipe: closed by a successful exec, or carries errno; the
   // output pipe: the child's stdout and stderr, read by the relay.
-  int ErrPipe[2] = {-1, -1}, OutPipe[2] = {-1, -1};
-  if (NullFd < 0 || pipe2(ErrPipe, O_CLOEXEC) != 0 || pipe2(OutPipe, O_CLOEXEC) != 0) {
+  // With SeparateStderr, stderr has a pipe (and a relay, and a log
+  // descriptor) of its own.
+  int ErrPipe[2] = {-1, -1}, OutPipe[2] = {-1, -1}, StderrPipe[2] = {-1, -1};
+  int StderrLogFd = -1;
+  if (NullFd < 0 || pipe2(ErrPipe, O_CLOEXEC) != 0 || pipe2(OutPipe, O_CLOEXEC) != 0 ||
+      (Limits.SeparateStderr && (pipe2(StderrPipe, O_CLOEXEC) != 0 ||
+                                 (StderrLogFd = fcntl(LogFd, F_DUPFD_CLOEXEC, 0)) < 0))) {
     Err = fmt::format("cannot set up the child: {}", std::strerror(errno));
-    for (int Fd : {LogFd, NullFd, ErrPipe[0], ErrPipe[1], OutPipe[0], OutPipe[1]})
+    for (int Fd : {LogFd, NullFd, ErrPipe[0], ErrPipe[1], OutPipe[0], OutPipe[1], StderrPipe[0],
+                   StderrPipe[1], StderrLogFd})
       if (Fd >= 0)
         close(Fd);
     return false;
@@ -580,7 +600,7 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
       sigaction(Sig, &Default, nullptr);
     dup2(NullFd, 0);
     dup2(OutPipe[1], 1);
-    dup2(OutPipe[1], 2);
+    dup2(StderrPipe[1] >= 0 ? StderrPipe[1] : OutPipe[1], 2);
     execve(Program->c_str(), ArgvPtrs.data(), EnvPtrs.data());
     int E = errno;
     ssize_t Ignored = write(ErrPipe[1], &E, sizeof E);
@@ -590,14 +610,18 @@ bool ChildProcess::start(const Argv &Command, const ChildEnvironment &Env,
   close(ErrPipe[1]);
   close(OutPipe[1]);
   close(NullFd);
+  if (StderrPipe[1] >= 0)
+    close(StderrPipe[1]);
   if (Child < 0) {
     Err = fmt::format("fork failed: {}", std::strerror(errno));
-    close(ErrPipe[0]);
-    close(OutPipe[0]);
-    close(LogFd);
+    for (int Fd : {ErrPipe[0], OutPipe[0], LogFd, StderrPipe[0], StderrLogFd})
+      if (Fd >= 0)
+        close(Fd);
     return false;
   }
   Relay = std::make_unique<OutputRelay>(OutPipe[0], LogFd, Limits);
+  if (StderrPipe[0] >= 0)
+    ErrRelay = std::make_unique<OutputRelay>(StderrPipe[0], StderrLogFd, Limits);
   // Also set from the parent so the group exists before we ever signal it.
   setpgid(Child, Child);
   char Msg[32];
@@ -700,11 +724,11 @@ std::string CommandResult::describe() const {
 
 CommandResult runCommand(const Argv &Command, const ChildEnvironment &Env,
                          const std::string &LogPath, std::chrono::milliseconds Timeout,
-                         const std::function<bool()> &ShouldStop) {
+                         const std::function<bool()> &ShouldStop, bool SeparateStderr) {
   CommandResult R;
   ChildProcess Child;
   if (!Child.start(Command, Env, LogPath, R.Error,
-                   OutputLimits{MaxCommandOutputBytes, MaxCommandLogBytes}))
+                   OutputLimits{MaxCommandOutputBytes, MaxCommandLogBytes, SeparateStderr}))
     return R;
   auto Deadline = Clock::now() + Timeout;
   while (Child.running()) {
@@ -724,6 +748,7 @@ CommandResult runCommand(const Argv &Command, const ChildEnvironment &Env,
     Child.stop(std::chrono::milliseconds(1000));
   R.Status = Child.waitStatus();
   R.Output = Child.finishOutput(std::chrono::milliseconds(2000), R.OutputTruncated);
+  R.ErrorOutput = Child.takeErrorOutput();
   return R;
 }
 

@@ -58,7 +58,8 @@ Argv simulatedCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &
   return Out;
 }
 
-Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::string &Name) {
+Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::string &Name,
+                      const std::string &FilesDir) {
   const ContainerSpec &K = *Plan.Container;
   Argv Out = {K.Runtime, "run", "--rm", "--name=" + Name, "--network=host", "--ipc=host"};
   if (isAmd(Plan))
@@ -70,6 +71,9 @@ Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::s
     Out.push_back("--gpus=all");
   for (const ContainerMount &M : K.Mounts)
     Out.push_back(fmt::format("--volume={}:{}{}", M.Source, M.Target, M.ReadOnly ? ":ro" : ""));
+  // The cell's generated files, at the path their placeholders name.
+  if (!FilesDir.empty())
+    Out.push_back(fmt::format("--volume={}:{}:ro", FilesDir, FilesDir));
   // The container does not inherit the host environment: everything the
   // plan sets is passed explicitly.
   EnvMap Env = P.Env;
@@ -111,42 +115,38 @@ std::string simulatedGpuMemoryDir(const RunSettings &Settings) {
   return Settings.OutDir + "/.sim-gpu-memory";
 }
 
-std::string substituteNodeAddresses(const std::string &Text,
-                                    const std::vector<std::string> &NodeAddrs) {
-  static constexpr std::string_view Open = "{node_addr:";
-  std::string Out;
-  size_t Pos = 0;
-  while (true) {
-    size_t At = Text.find(Open, Pos);
-    size_t Close = At == std::string::npos ? At : Text.find('}', At);
-    if (Close == std::string::npos) {
-      Out.append(Text, Pos, std::string::npos);
-      return Out;
-    }
-    Out.append(Text, Pos, At - Pos);
-    std::string Digits = Text.substr(At + Open.size(), Close - At - Open.size());
-    bool IsIndex = !Digits.empty() && Digits.size() < 6 &&
-                   Digits.find_first_not_of("0123456789") == std::string::npos;
-    size_t K = IsIndex ? std::stoul(Digits) : 0;
-    if (IsIndex && K < NodeAddrs.size())
-      Out += NodeAddrs[K];
-    else if (IsIndex && K == 0 && NodeAddrs.empty())
-      Out += "127.0.0.1"; // a single-node run: node 0 is this machine
-    else
-      Out.append(Text, At, Close + 1 - At); // unknown: left for the error to show
-    Pos = Close + 1;
-  }
+std::string generatedFilesDir(const std::string &CellDir) { return CellDir + "/files"; }
+
+PlaceholderValues cellPlaceholderValues(const Cell &C, const RunSettings &S,
+                                        const std::string &CellDir) {
+  PlaceholderValues V;
+  V.NodeAddrs = S.NodeAddrs;
+  V.NodeHosts = S.NodeHosts;
+  V.DefaultHost = S.NodeName.empty() ? localHostName() : S.NodeName;
+  for (const GeneratedFile &F : C.Files)
+    V.Files[F.Name] = generatedFilesDir(CellDir) + "/" + F.Name;
+  return V;
 }
 
 LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &Spec,
-                                 const RunSettings &S, const std::string &CellDir) {
-  // Addresses are known only on the allocation; everything downstream sees
-  // the substituted argv and environment.
+                                 const RunSettings &S, const std::string &CellDir,
+                                 const PlaceholderValues &Values) {
+  // Addresses, files and captured values are known only on the
+  // allocation; everything downstream sees the substituted argv and
+  // environment.
+  // Under --simulate the plan's fixed ports are replaced first, in the
+  // plan's own words (a port follows its option, or a host).
   ProcessSpec Resolved = Spec;
-  for (std::string &A : Resolved.Command)
-    A = substituteNodeAddresses(A, S.NodeAddrs);
+  for (size_t I = 0; I < Resolved.Command.size(); ++I)
+    Resolved.Command[I] = substitutePlaceholders(
+        remapPorts(Spec.Command[I], Values.Ports, Spec.NodeRank,
+                   I == 0 ? std::string_view() : std::string_view(Spec.Command[I - 1])),
+        Values);
   for (auto &[Key, Value] : Resolved.Env)
-    Value = substituteNodeAddresses(Value, S.NodeAddrs);
+    Value = substitutePlaceholders(remapPorts(Value, Values.Ports, Spec.NodeRank, Key), Values);
+  if (Spec.Port)
+    if (auto It = Values.Ports.find({Spec.NodeRank, *Spec.Port}); It != Values.Ports.end())
+      Resolved.Port = It->second;
   const ProcessSpec &P = Resolved;
   LaunchCommand L;
   L.LogPath = fmt::format("{}/{}.log", CellDir, P.Name);
@@ -157,7 +157,8 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
     L.Command = simulatedCommand(Plan, C, P, S, CellDir, L.Port, L.SimSpecPath);
   } else if (Plan.Container) {
     L.ContainerName = fmt::format("arecipe-{}-{}-{}", Plan.RecipeName, C.Id, P.Name);
-    L.Command = containerCommand(Plan, P, L.ContainerName);
+    L.Command = containerCommand(Plan, P, L.ContainerName,
+                                 C.Files.empty() ? "" : generatedFilesDir(CellDir));
     return L; // the container gets its environment through --env
   } else {
     L.Command = withNuma(P);

@@ -3,6 +3,7 @@
 #include "arecipe/Runtime/LocalExecutor.h"
 
 #include "arecipe/Runtime/CellRunner.h"
+#include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/LaunchCommand.h"
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ResultStore.h"
@@ -18,6 +19,8 @@
 #include <filesystem>
 #include <iterator>
 #include <set>
+#include <sstream>
+#include <thread>
 
 namespace arecipe::runtime {
 
@@ -86,11 +89,33 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
   std::string Dir = S.OutDir + "/cells/" + C.Id;
   fmt::format_to(std::back_inserter(Out), "cell {} (conc {}{}, {} GPUs)\n", C.Id, C.Conc,
                  C.Band.empty() ? "" : ", band " + C.Band, C.Gpus);
+  // What runs is shown with the values known before the run; a captured
+  // value stays `{capture:NAME}` until its step has run.
+  PlaceholderValues Values = cellPlaceholderValues(C, S, Dir);
+  for (const GeneratedFile &F : C.Files) {
+    std::string Content = substitutePlaceholders(F.Content, Values);
+    fmt::format_to(std::back_inserter(Out), "  file: {} ({} bytes{})\n", Values.Files.at(F.Name),
+                   Content.size(), usesCapture(F.Content) ? ", written after the captures" : "");
+    std::istringstream In(Content);
+    for (std::string Line; std::getline(In, Line);)
+      fmt::format_to(std::back_inserter(Out), "    | {}\n", Line);
+  }
+  if (S.remapsPorts()) {
+    std::set<int> Fixed;
+    for (const ProcessSpec &P : C.Processes)
+      if (P.Port && *P.Port > 0)
+        Fixed.insert(*P.Port);
+    if (!Fixed.empty())
+      fmt::format_to(std::back_inserter(Out),
+                     "  ports: {} remapped to free ports when the cell starts (--simulate; "
+                     "--sim-fixed-ports keeps them)\n",
+                     fmt::join(Fixed, ", "));
+  }
   for (size_t I = 0; I < C.Preflight.size(); ++I)
     fmt::format_to(std::back_inserter(Out), "  preflight[{}]: {}\n", I,
                    describePreflightAction(C.Preflight[I]));
   for (const ProcessSpec &P : C.Processes) {
-    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
+    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir, Values);
     fmt::format_to(std::back_inserter(Out), "  process {} ({}){}{}\n", P.Name, P.Role,
                    P.Port ? fmt::format(", port {}", *P.Port) : "",
                    P.After.empty() ? "" : fmt::format(", after {}", fmt::join(P.After, " ")));
@@ -125,12 +150,63 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
                  "  teardown: SIGTERM to each process group, {:.1f} s grace, SIGKILL",
                  S.TeardownGrace.count() / 1000.0);
   for (const ProcessSpec &P : C.Processes) {
-    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir);
+    LaunchCommand L = buildLaunchCommand(Plan, C, P, S, Dir, Values);
     if (!L.ContainerName.empty())
       fmt::format_to(std::back_inserter(Out), "; {}",
                      support::shellJoin(containerRemoveCommand(Plan, L.ContainerName)));
   }
   fmt::format_to(std::back_inserter(Out), "; wait for free ports\n");
+}
+
+/// A multi-node cell under --simulate, on this machine: what the Slurm job
+/// script does on an allocation (SlurmJob.cpp), with local processes.
+CellOutcome runLocalRanks(const LaunchPlan &Plan, const Cell &C, const RunSettings &S,
+                          const ResultStore &Store, ProgressReport &Progress) {
+  std::string Err;
+  // The submitter's part: an empty cell directory, shared by the ranks.
+  if (!Store.resetCell(C, Err))
+    return {CellStatus::Failed, Err};
+  std::vector<std::string> Addrs(size_t(C.Nodes), "127.0.0.1");
+  std::vector<std::string> Hosts(size_t(C.Nodes), localHostName());
+  auto NodeName = [](int Rank) { return fmt::format("local-rank{}", Rank); };
+  std::vector<ChildProcess> Ranks(size_t(C.Nodes - 1));
+  for (int Rank = 1; Rank < C.Nodes; ++Rank) {
+    Argv Command = S.RankCommand;
+    Command.insert(Command.end(), {"--cells", C.Id, "--node-rank", std::to_string(Rank),
+                                   "--node-addrs", fmt::format("{}", fmt::join(Addrs, ",")),
+                                   "--node-hosts", fmt::format("{}", fmt::join(Hosts, ",")),
+                                   "--node-name", NodeName(Rank), S.PlanPath});
+    ChildProcess &Child = Ranks[size_t(Rank - 1)];
+    if (!Child.start(Command, {}, fmt::format("{}/node-rank{}.log", Store.cellDir(C), Rank), Err))
+      return {CellStatus::Failed, fmt::format("cannot start node rank {}: {}", Rank, Err)};
+  }
+  Progress.note(fmt::format("--simulate runs the cell's {} node ranks on this machine (node "
+                            "rank R's output in node-rank<R>.log)",
+                            C.Nodes));
+  RunSettings Rank0 = S;
+  Rank0.NodeRank = 0;
+  Rank0.NodeAddrs = Addrs;
+  Rank0.NodeHosts = Hosts;
+  Rank0.NodeName = NodeName(0);
+  for (ChildProcess &Child : Ranks)
+    Rank0.RankPids.push_back(Child.pid());
+  CellOutcome O;
+  if (!makeRealDirectory(simulatedGpuMemoryDir(Rank0), Err))
+    O = {CellStatus::Failed, Err};
+  else
+    O = runCell(Plan, C, Rank0, Store, Progress);
+  // Rank 0's teardown wrote the stop file that ends the others; written
+  // here too, in case it never got that far.
+  if (!support::writeFileAtomically(Store.cellDir(C) + "/stop", "stop\n", Err))
+    Progress.note(Err);
+  auto Deadline = std::chrono::steady_clock::now() + S.TeardownGrace + std::chrono::seconds(30);
+  for (ChildProcess &Child : Ranks) {
+    while (Child.running() && std::chrono::steady_clock::now() < Deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (Child.running())
+      Child.stop(S.TeardownGrace);
+  }
+  return O;
 }
 
 } // namespace
@@ -211,9 +287,13 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
       continue;
     }
     CellOutcome O;
-    if (C.Nodes > 1 && !OnAllocation) {
+    if (C.Nodes > 1 && !OnAllocation && S.Simulate && !S.RankCommand.empty()) {
+      O = runLocalRanks(Plan, C, S, Store, Progress);
+    } else if (C.Nodes > 1 && !OnAllocation) {
       O.Status = CellStatus::Failed;
-      O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm", C.Nodes);
+      O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm (or "
+                             "simulate it with --simulate)",
+                             C.Nodes);
     } else {
       O = runCell(Plan, C, S, Store, Progress);
     }

@@ -2,6 +2,7 @@
 
 #include "arecipe/Runtime/PlanLoader.h"
 
+#include "arecipe/Runtime/Placeholders.h"
 #include "arecipe/Support/Json.h"
 
 #include <fmt/format.h>
@@ -96,6 +97,24 @@ void checkOptionValue(const JsonObject &F, std::string_view Key, const std::stri
                              Value, What, Allowed));
 }
 
+/// A file or capture name a placeholder can refer to (Placeholders.h), and
+/// a file name in the cell's directory: letters, digits, '.', '_' and '-',
+/// not starting with '.'.
+void checkPlaceholderName(const JsonObject &F, std::string_view Key, const std::string &Name) {
+  if (Name.empty())
+    return;
+  bool Ok = Name.front() != '.';
+  for (char C : Name)
+    Ok &= isFileComponentChar(C);
+  if (!Ok)
+    F.error(Key, fmt::format("'{}' must use only letters, digits, '_', '-' and '.', and not "
+                             "start with '.'",
+                             Name));
+  else if (Name.size() > MaxPlanNameLength)
+    F.error(Key, fmt::format("'{}...' is {} characters long, more than {}", Name.substr(0, 16),
+                             Name.size(), MaxPlanNameLength));
+}
+
 /// A duration of the plan, in seconds: non-negative and at most
 /// MaxPlanDurationS, so that no wait overflows when it becomes milliseconds.
 double duration(const JsonObject &F, std::string_view Key, bool Required, double Default,
@@ -157,9 +176,10 @@ EnvMap readEnv(const JsonObject &F, std::string_view Key) {
 }
 
 PreflightAction readAction(const JsonObject &F) {
-  std::string Kind = F.oneOf("action", true,
-                             {"unset_env", "require_version", "stage_model", "check_paths",
-                              "wait_clean_gpus", "prepare_cache", "verify_import", "run"});
+  std::string Kind =
+      F.oneOf("action", true,
+              {"unset_env", "require_version", "stage_model", "check_paths", "wait_clean_gpus",
+               "prepare_cache", "verify_import", "run", "capture"});
   if (Kind == "unset_env")
     return UnsetEnvAction{readEnvNames(F, "names", true)};
   if (Kind == "require_version") {
@@ -211,6 +231,16 @@ PreflightAction readAction(const JsonObject &F) {
     A.Package = F.nonEmptyStr("package");
     A.Python = readArgv(F, "python");
     A.ExpectPrefix = F.nonEmptyStr("expect_prefix");
+    return A;
+  }
+  if (Kind == "capture") {
+    CaptureAction A;
+    A.Name = F.nonEmptyStr("name");
+    checkPlaceholderName(F, "name", A.Name);
+    A.Command = readArgv(F, "argv");
+    A.TimeoutS = duration(F, "timeout_s", false, A.TimeoutS);
+    if (F.has("simulated_output"))
+      A.SimulatedOutput = F.str("simulated_output", false);
     return A;
   }
   RunAction A;
@@ -403,6 +433,51 @@ void checkProcessGraph(const Cell &C, const std::string &Path, JsonErrors &Errs)
   }
 }
 
+/// Every placeholder of the cell names a node it has, a file it generates
+/// or a capture step it runs (before the step that uses it, in a step's
+/// argv); files and capture steps have unique names.
+void checkCellPlaceholders(const Cell &C, const std::string &Path, JsonErrors &Errs) {
+  std::set<std::string> Files, Captures;
+  for (size_t I = 0; I < C.Files.size(); ++I)
+    if (!C.Files[I].Name.empty() && !Files.insert(C.Files[I].Name).second)
+      Errs.add(fmt::format("{}.files[{}].name", Path, I),
+               fmt::format("duplicate file name '{}'", C.Files[I].Name));
+  for (const PreflightAction &A : C.Preflight)
+    if (const auto *Cap = std::get_if<CaptureAction>(&A))
+      Captures.insert(Cap->Name);
+  PlaceholderScope Scope{C.Nodes, &Files, &Captures, {}};
+  auto Check = [&](const std::string &Text, const std::string &Where) {
+    if (std::string Problem = checkPlaceholders(Text, Scope); !Problem.empty())
+      Errs.add(Where, Problem);
+  };
+  // A step's argv sees the captures of the steps before it only.
+  std::set<std::string> Before;
+  PlaceholderScope StepScope{C.Nodes, &Files, &Before, "no capture step that runs before this one"};
+  for (size_t I = 0; I < C.Preflight.size(); ++I) {
+    const Argv *Words = nullptr;
+    if (const auto *Run = std::get_if<RunAction>(&C.Preflight[I]))
+      Words = &Run->Command;
+    const auto *Cap = std::get_if<CaptureAction>(&C.Preflight[I]);
+    if (Cap)
+      Words = &Cap->Command;
+    for (size_t K = 0; Words && K < Words->size(); ++K)
+      if (std::string Problem = checkPlaceholders((*Words)[K], StepScope); !Problem.empty())
+        Errs.add(fmt::format("{}.preflight[{}].argv[{}]", Path, I, K), Problem);
+    if (Cap && !Before.insert(Cap->Name).second)
+      Errs.add(fmt::format("{}.preflight[{}].name", Path, I),
+               fmt::format("duplicate capture step name '{}'", Cap->Name));
+  }
+  for (size_t I = 0; I < C.Files.size(); ++I)
+    Check(C.Files[I].Content, fmt::format("{}.files[{}].content", Path, I));
+  for (size_t J = 0; J < C.Processes.size(); ++J) {
+    const ProcessSpec &P = C.Processes[J];
+    for (size_t K = 0; K < P.Command.size(); ++K)
+      Check(P.Command[K], fmt::format("{}.processes[{}].argv[{}]", Path, J, K));
+    for (const auto &[Name, Value] : P.Env)
+      Check(Value, fmt::format("{}.processes[{}].env.{}", Path, J, Name));
+  }
+}
+
 Cell readCell(const JsonObject &F) {
   Cell C;
   C.Id = F.nonEmptyStr("id");
@@ -448,6 +523,14 @@ Cell readCell(const JsonObject &F) {
   }
   for (auto &E : F.list("preflight", false))
     C.Preflight.push_back(readAction(F.element(E)));
+  for (auto &E : F.list("files", false)) {
+    JsonObject Fi = F.element(E);
+    GeneratedFile G;
+    G.Name = Fi.nonEmptyStr("name");
+    checkPlaceholderName(Fi, "name", G.Name);
+    G.Content = Fi.str("content", true);
+    C.Files.push_back(std::move(G));
+  }
   auto Procs = F.list("processes", true);
   if (F.get("processes", false) && Procs.empty() && F.get("processes", false)->is_array())
     F.error("processes", "expected at least one process");
@@ -463,6 +546,7 @@ Cell readCell(const JsonObject &F) {
   C.Validity.RequiredMetricPrefix = V.optStr("required_metric_prefix");
 
   checkProcessGraph(C, F.path(), F.errors());
+  checkCellPlaceholders(C, F.path(), F.errors());
   if (!C.Client.Target.empty()) {
     const ProcessSpec *T = C.findProcess(C.Client.Target);
     if (!T)
@@ -687,8 +771,8 @@ void readPlan(const json &Root, LaunchPlan &P, JsonErrors &Errs) {
 
 const char *actionName(const PreflightAction &Action) {
   static const char *Names[] = {
-      "unset_env",       "require_version", "stage_model",   "check_paths",
-      "wait_clean_gpus", "prepare_cache",   "verify_import", "run"};
+      "unset_env",     "require_version", "stage_model", "check_paths", "wait_clean_gpus",
+      "prepare_cache", "verify_import",   "run",         "capture"};
   return Names[Action.index()];
 }
 

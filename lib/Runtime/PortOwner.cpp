@@ -4,12 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <arpa/inet.h>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <fstream>
+#include <netinet/in.h>
 #include <set>
 #include <sstream>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace arecipe::runtime {
@@ -120,6 +125,31 @@ std::string describeListener(const PortListener &L) {
   if (L.Pid == 0)
     return "a process this user cannot see";
   return fmt::format("pid {} ({})", L.Pid, L.Command);
+}
+
+bool chooseFreePorts(size_t N, std::vector<int> &Out, std::string &Err) {
+  // Every socket stays bound until all are chosen: the kernel then gives
+  // N different ports.
+  std::vector<int> Fds;
+  bool Ok = true;
+  for (size_t I = 0; I < N && Ok; ++I) {
+    int Fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in Addr{};
+    Addr.sin_family = AF_INET;
+    Addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    socklen_t Len = sizeof Addr;
+    Ok = Fd >= 0 && bind(Fd, reinterpret_cast<sockaddr *>(&Addr), sizeof Addr) == 0 &&
+         getsockname(Fd, reinterpret_cast<sockaddr *>(&Addr), &Len) == 0;
+    if (!Ok)
+      Err = fmt::format("cannot choose a free port: {}", std::strerror(errno));
+    else
+      Out.push_back(ntohs(Addr.sin_port));
+    if (Fd >= 0)
+      Fds.push_back(Fd);
+  }
+  for (int Fd : Fds)
+    close(Fd);
+  return Ok;
 }
 
 } // namespace arecipe::runtime

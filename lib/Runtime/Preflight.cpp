@@ -31,7 +31,12 @@ constexpr std::chrono::milliseconds ProbeTimeout{120000};
 
 void appendLog(const std::string &Path, const std::string &Line) { appendOutputLine(Path, Line); }
 
-PreflightOutcome fail(std::string Reason) { return {false, std::move(Reason), {}}; }
+PreflightOutcome fail(std::string Reason) {
+  PreflightOutcome O;
+  O.Ok = false;
+  O.Reason = std::move(Reason);
+  return O;
+}
 
 /// Under --simulate a check of the real machine cannot fail the cell: the
 /// tools and weights it looks for are not on a machine without GPUs.
@@ -45,13 +50,13 @@ PreflightOutcome failOrWarn(const PreflightContext &Ctx, std::string Reason) {
 }
 
 CommandResult run(const PreflightContext &Ctx, const Argv &Command, const EnvMap &Env,
-                  std::chrono::milliseconds Timeout) {
+                  std::chrono::milliseconds Timeout, bool SeparateStderr = false) {
   // The command's own output reaches the log through the child's relay,
   // redacted line by line (ChildProcess.h).
   appendLog(Ctx.LogPath, "$ " + support::shellJoin(support::redactArgv(Command)));
   ChildEnvironment E;
   E.Set = Env;
-  CommandResult R = runCommand(Command, E, Ctx.LogPath, Timeout, stopRequested);
+  CommandResult R = runCommand(Command, E, Ctx.LogPath, Timeout, stopRequested, SeparateStderr);
   appendLog(Ctx.LogPath,
             "# " + R.describe() +
                 (R.OutputTruncated
@@ -278,12 +283,78 @@ PreflightOutcome verifyImport(const VerifyImportAction &A, const PreflightContex
   return {};
 }
 
+/// A step's argv with the placeholders known so far substituted.
+Argv substituted(const Argv &Command, const PreflightContext &Ctx) {
+  if (!Ctx.Values)
+    return Command;
+  Argv Out;
+  for (const std::string &Word : Command)
+    Out.push_back(substitutePlaceholders(Word, *Ctx.Values));
+  return Out;
+}
+
 PreflightOutcome runAction(const RunAction &A, const PreflightContext &Ctx) {
-  CommandResult R = run(Ctx, A.Command, {}, Ctx.Settings.wall(A.TimeoutS));
+  Argv Command = substituted(A.Command, Ctx);
+  CommandResult R = run(Ctx, Command, {}, Ctx.Settings.wall(A.TimeoutS));
   if (!R.succeeded())
     return fail(
-        fmt::format("'{}' {}", support::shellJoin(support::redactArgv(A.Command)), R.describe()));
+        fmt::format("'{}' {}", support::shellJoin(support::redactArgv(Command)), R.describe()));
   return {};
+}
+
+std::string trimmed(std::string_view Text) {
+  size_t B = Text.find_first_not_of(" \t\r\n");
+  if (B == std::string_view::npos)
+    return "";
+  size_t E = Text.find_last_not_of(" \t\r\n");
+  return std::string(Text.substr(B, E + 1 - B));
+}
+
+/// The last few non-blank lines of a command's stderr, redacted, on one
+/// line: what a failure message quotes.
+std::string stderrTail(const std::string &Text) {
+  std::vector<std::string> Lines;
+  std::istringstream In(Text);
+  for (std::string Line; std::getline(In, Line);)
+    if (std::string T = trimmed(Line); !T.empty())
+      Lines.push_back(support::redact(T));
+  if (Lines.empty())
+    return "nothing on stderr";
+  if (Lines.size() > 3)
+    Lines.erase(Lines.begin(), Lines.end() - 3);
+  return fmt::format("stderr ends with: {}", fmt::join(Lines, " | "));
+}
+
+PreflightOutcome captureAction(const CaptureAction &A, const PreflightContext &Ctx) {
+  PreflightOutcome O;
+  if (Ctx.Settings.NodeRank > 0) {
+    // Captured once, on the cell's first node; the other ranks read the
+    // value it records (captures.json in the shared cell directory).
+    appendLog(Ctx.LogPath, "# capture runs on node rank 0");
+    return O;
+  }
+  if (Ctx.Settings.Simulate && A.SimulatedOutput) {
+    O.Captured = trimmed(*A.SimulatedOutput);
+    O.Simulated = true;
+    appendLog(Ctx.LogPath,
+              fmt::format("# --simulate: not run; '{}' is the plan's simulated output '{}'", A.Name,
+                          *O.Captured));
+    return O;
+  }
+  Argv Command = substituted(A.Command, Ctx);
+  // The command is real, and so is its time: not compressed by --time-scale.
+  auto Timeout = std::chrono::milliseconds(static_cast<long long>(A.TimeoutS * 1000.0 + 0.5));
+  CommandResult R = run(Ctx, Command, {}, Timeout, /*SeparateStderr=*/true);
+  std::string What =
+      fmt::format("capture '{}' ({})", A.Name, support::shellJoin(support::redactArgv(Command)));
+  if (!R.succeeded())
+    return fail(fmt::format("{} {}; {}", What, R.describe(), stderrTail(R.ErrorOutput)));
+  if (R.OutputTruncated)
+    return fail(fmt::format("{} printed more than {} bytes: too much for a value", What,
+                            MaxCommandOutputBytes));
+  O.Captured = trimmed(R.Output);
+  appendLog(Ctx.LogPath, fmt::format("# captured '{}' = '{}'", A.Name, *O.Captured));
+  return O;
 }
 
 } // namespace
@@ -315,6 +386,8 @@ PreflightOutcome runPreflightAction(const PreflightAction &Action, const Preflig
           return prepareCache(A, Ctx);
         else if constexpr (std::is_same_v<T, VerifyImportAction>)
           return verifyImport(A, Ctx);
+        else if constexpr (std::is_same_v<T, CaptureAction>)
+          return captureAction(A, Ctx);
         else
           return runAction(A, Ctx);
       },
@@ -344,6 +417,12 @@ std::string describePreflightAction(const PreflightAction &Action) {
                              A.FromImagePath.empty() ? "" : " from " + A.FromImagePath);
         else if constexpr (std::is_same_v<T, VerifyImportAction>)
           return fmt::format("verify_import {} under {}", A.Package, A.ExpectPrefix);
+        else if constexpr (std::is_same_v<T, CaptureAction>)
+          return fmt::format("capture {} (timeout {} s{}): {}", A.Name, A.TimeoutS,
+                             A.SimulatedOutput ? fmt::format(", simulated output '{}'",
+                                                             trimmed(*A.SimulatedOutput))
+                                               : "",
+                             support::shellJoin(support::redactArgv(A.Command)));
         else
           return fmt::format("run {}", support::shellJoin(support::redactArgv(A.Command)));
       },

@@ -63,9 +63,11 @@ std::string buildJobScript(const SlurmOptions &O, const JobScriptSpec &Spec) {
   }
   Out += R"(mapfile -t nodes < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
 addrs=
+hosts=
 for node in "${nodes[@]}"; do
   addr=$(scontrol show node "$node" | grep -o 'NodeAddr=[^ ]*' | cut -d= -f2)
   addrs+=${addrs:+,}${addr:-$node}
+  hosts+=${hosts:+,}$node
 done
 # One step per node rank. Rank 0 runs its processes and the client, and ends
 # the cell for the other ranks by writing the stop file in the shared cell
@@ -74,10 +76,14 @@ pids=()
 for ((rank = 1; rank < ${#nodes[@]}; rank++)); do
   srun --nodes=1 --ntasks=1 --nodelist="${nodes[rank]}" \
 )";
-  Out += "    " + cellRunLine(Spec, "--node-rank \"$rank\" --node-addrs \"$addrs\"") + " &\n";
+  Out +=
+      "    " +
+      cellRunLine(Spec, "--node-rank \"$rank\" --node-addrs \"$addrs\" --node-hosts \"$hosts\"") +
+      " &\n";
   Out += "  pids+=($!)\ndone\n";
   Out += "srun --nodes=1 --ntasks=1 --nodelist=\"${nodes[0]}\" \\\n";
-  Out += "  " + cellRunLine(Spec, "--node-rank 0 --node-addrs \"$addrs\"") + "\n";
+  Out += "  " + cellRunLine(Spec, "--node-rank 0 --node-addrs \"$addrs\" --node-hosts \"$hosts\"") +
+         "\n";
   Out += "status=$?\n";
   Out += fmt::format("touch {}/\"$cell\"/stop\n", support::shellJoin({Spec.CellsDir}));
   Out += "wait \"${pids[@]}\"\nexit $status\n";

@@ -656,7 +656,10 @@ BuiltinTables::BuiltinTables() {
        {{"name", Str, true},
         {"argv", Type::listOf(Str), true},
         {"timeout", Type::of(Type::Duration), false,
-         quantityOf(5, Unit::Minute)}}},
+         quantityOf(5, Unit::Minute)},
+        // What `arecipe-run --simulate` takes as the output: a probe of
+        // GPU-node hardware cannot answer on a machine without one.
+        {"simulated", Type::of(Type::String, true), false, Value::none()}}},
       {"run",
        {{"argv", Type::listOf(Str), true},
         {"timeout", Type::of(Type::Duration), false,

@@ -72,6 +72,11 @@ static cl::list<std::string>
     CellSimArgs("sim-cell-arg",
                 cl::desc("Extra argument for one cell's simulated engines: CELL=ARG"),
                 cl::value_desc("cell=--sim-..."), cl::cat(Category));
+static cl::opt<bool>
+    SimFixedPorts("sim-fixed-ports",
+                  cl::desc("With --simulate: keep the plan's fixed ports (by default each is "
+                           "remapped to a free port per cell)"),
+                  cl::cat(Category));
 static cl::opt<double> TeardownGrace("teardown-grace",
                                      cl::desc("Seconds between SIGTERM and SIGKILL (default 10)"),
                                      cl::init(10), cl::cat(Category));
@@ -102,6 +107,10 @@ static cl::opt<int> NodeRank("node-rank", cl::desc("Run one node rank of the cel
                              cl::init(-1), cl::Hidden);
 static cl::list<std::string> NodeAddrs("node-addrs", cl::desc("Node addresses by rank"),
                                        cl::CommaSeparated, cl::Hidden);
+static cl::list<std::string> NodeHosts("node-hosts", cl::desc("Node host names by rank"),
+                                       cl::CommaSeparated, cl::Hidden);
+static cl::opt<std::string>
+    NodeNameOpt("node-name", cl::desc("This node's name (default: SLURMD_NODENAME)"), cl::Hidden);
 // Given a `.arecipe`, arecipe-run compiles it in-process, exactly as
 // `arecipec --emit plan` would with the same options.
 static cl::OptionCategory CompileCategory("arecipe-run options for a .arecipe input");
@@ -349,6 +358,7 @@ int main(int Argc, char **Argv) {
   S.TimeScale = TimeScale;
   S.SimulatorPath = Simulator.empty() ? ownDirectory() + "/arecipe-sim" : Simulator.getValue();
   S.SimArgs.assign(SimArgs.begin(), SimArgs.end());
+  S.KeepFixedPorts = SimFixedPorts;
   for (const std::string &A : CellSimArgs) {
     auto Eq = A.find('=');
     if (Eq == std::string::npos || Eq == 0)
@@ -362,8 +372,9 @@ int main(int Argc, char **Argv) {
   if (NodeRank >= 0) {
     S.NodeRank = NodeRank;
     S.NodeAddrs.assign(NodeAddrs.begin(), NodeAddrs.end());
+    S.NodeHosts.assign(NodeHosts.begin(), NodeHosts.end());
     const char *Node = std::getenv("SLURMD_NODENAME");
-    S.NodeName = Node ? Node : "";
+    S.NodeName = !NodeNameOpt.empty() ? NodeNameOpt.getValue() : Node ? Node : "";
   }
 
   std::vector<std::string> Unknown;
@@ -406,6 +417,43 @@ int main(int Argc, char **Argv) {
     printDryRun(Plan, S, stdout);
     return 0;
   }
+  // The nodes run this very runtime, with every option that changes how a
+  // cell runs, so a cell behaves there as it would here.
+  std::vector<std::string> Run = {
+      ownDirectory() + "/arecipe-run",
+      "--executor",
+      "local",
+      "--out",
+      S.OutDir,
+      "--progress",
+      "plain",
+      fmt::format("--teardown-grace={}", TeardownGrace.getValue()),
+      fmt::format("--port-free-timeout={}", PortFreeTimeout.getValue())};
+  if (S.Simulate) {
+    Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", S.TimeScale), "--simulator",
+                           S.SimulatorPath});
+    for (const std::string &A : S.SimArgs)
+      Run.push_back("--sim-arg=" + A);
+    if (S.KeepFixedPorts)
+      Run.push_back("--sim-fixed-ports");
+    for (const std::string &A : CellSimArgs)
+      Run.push_back("--sim-cell-arg=" + A);
+  }
+  if (Plan.Container) {
+    Run.insert(Run.end(), {"--container-runtime", Plan.Container->Runtime});
+    // The plan's own mounts are in the plan; only the added ones are passed.
+    size_t Own = Loaded.Plan.Container->Mounts.size() - ContainerMounts.size() -
+                 (Plan.Slurm ? Plan.Slurm->ContainerMounts.size() : 0);
+    for (size_t I = Own; I < Plan.Container->Mounts.size(); ++I) {
+      const ContainerMount &M = Plan.Container->Mounts[I];
+      Run.push_back(
+          fmt::format("--container-mount={}:{}:{}", M.Source, M.Target, M.ReadOnly ? "ro" : "rw"));
+    }
+  }
+  // The other node ranks of a multi-node cell under --simulate, on this
+  // machine, are this runtime too.
+  S.RankCommand = Run;
+
   bool Live = ProgressMode == "live" || (ProgressMode == "auto" && isatty(STDERR_FILENO));
   ProgressReport Progress(stderr, Live);
   Progress.estimateSweep(NodeRank < 0);
@@ -441,30 +489,6 @@ int main(int Argc, char **Argv) {
     Slurm.NodeList.clear();
   else if (!NodeList.empty())
     Slurm.NodeList = {NodeList.getValue()};
-  // The nodes run this very runtime, with every option that changes how a
-  // cell runs, so a cell behaves there as it would here.
-  std::vector<std::string> &Run = Slurm.CellRun;
-  Run = {ownDirectory() + "/arecipe-run", "--executor", "local", "--out", S.OutDir,
-         "--progress", "plain", fmt::format("--teardown-grace={}", TeardownGrace.getValue()),
-         fmt::format("--port-free-timeout={}", PortFreeTimeout.getValue())};
-  if (S.Simulate) {
-    Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", S.TimeScale),
-                           "--simulator", S.SimulatorPath});
-    for (const std::string &A : S.SimArgs)
-      Run.push_back("--sim-arg=" + A);
-    for (const std::string &A : CellSimArgs)
-      Run.push_back("--sim-cell-arg=" + A);
-  }
-  if (Plan.Container) {
-    Run.insert(Run.end(), {"--container-runtime", Plan.Container->Runtime});
-    // The plan's own mounts are in the plan; only the added ones are passed.
-    size_t Own = Loaded.Plan.Container->Mounts.size() - ContainerMounts.size() -
-                 (Plan.Slurm ? Plan.Slurm->ContainerMounts.size() : 0);
-    for (size_t I = Own; I < Plan.Container->Mounts.size(); ++I) {
-      const ContainerMount &M = Plan.Container->Mounts[I];
-      Run.push_back(fmt::format("--container-mount={}:{}:{}", M.Source, M.Target,
-                                M.ReadOnly ? "ro" : "rw"));
-    }
-  }
+  Slurm.CellRun = Run;
   return runSlurmSweep(Plan, Text, S, Slurm, Progress);
 }

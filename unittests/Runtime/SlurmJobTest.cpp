@@ -52,7 +52,8 @@ TEST(SlurmJobScript, MultiNodeCellStartsOneStepPerRank) {
   EXPECT_NE(Script.find("#SBATCH --nodes=2\n"), std::string::npos);
   EXPECT_NE(Script.find("srun --nodes=1 --ntasks=1 --nodelist=\"${nodes[rank]}\""),
             std::string::npos);
-  EXPECT_NE(Script.find("--node-rank \"$rank\" --node-addrs \"$addrs\" '/plans/k3 plan.json' &"),
+  EXPECT_NE(Script.find("--node-rank \"$rank\" --node-addrs \"$addrs\" --node-hosts \"$hosts\" "
+                        "'/plans/k3 plan.json' &"),
             std::string::npos);
   // Rank 0 runs in the foreground and decides the job's exit status.
   EXPECT_NE(Script.find("srun --nodes=1 --ntasks=1 --nodelist=\"${nodes[0]}\""),
@@ -131,18 +132,6 @@ TEST(SlurmJobText, StateMapping) {
   R.ExitCode = "0:0";
   EXPECT_EQ(describeJobEnd("12_2", R),
             "Slurm job 12_2 reached its time limit (TIMEOUT, exit status 0, on n3)");
-}
-
-TEST(SlurmJobText, NodeAddressesInArgv) {
-  std::vector<std::string> Addrs = {"10.0.0.1", "10.0.0.2"};
-  EXPECT_EQ(substituteNodeAddresses("{node_addr:1}", Addrs), "10.0.0.2");
-  EXPECT_EQ(substituteNodeAddresses("http://{node_addr:0}:8000/x", Addrs),
-            "http://10.0.0.1:8000/x");
-  // One machine: node 0 is this one; an unknown rank stays visible.
-  EXPECT_EQ(substituteNodeAddresses("{node_addr:0}", {}), "127.0.0.1");
-  EXPECT_EQ(substituteNodeAddresses("{node_addr:2}", Addrs), "{node_addr:2}");
-  EXPECT_EQ(substituteNodeAddresses("{node_addr:x}", Addrs), "{node_addr:x}");
-  EXPECT_EQ(substituteNodeAddresses("plain {node_addr:", Addrs), "plain {node_addr:");
 }
 
 TEST(SlurmPlan, SlurmObjectIsRead) {

@@ -117,6 +117,8 @@ struct Capture {
   std::string Name;
   std::vector<std::string> Argv;
   PlanNumber TimeoutS;
+  /// The output `arecipe-run --simulate` uses instead of running Argv.
+  std::optional<std::string> SimulatedOutput;
 };
 } // namespace preflight
 

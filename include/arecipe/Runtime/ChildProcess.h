@@ -62,6 +62,10 @@ class OutputRelay;
 struct OutputLimits {
   size_t CaptureBytes = 0;
   size_t LogBytes = 0;
+  /// Capture stderr apart from stdout (both still reach the log): for a
+  /// command whose standard output is a value (a `capture` step) and whose
+  /// errors explain a failure.
+  bool SeparateStderr = false;
 };
 
 class ChildProcess {
@@ -103,6 +107,9 @@ public:
   /// wrote, then ends it; what was captured (OutputLimits::CaptureBytes),
   /// and whether more was written than the limits kept.
   std::string finishOutput(std::chrono::milliseconds Wait, bool &Truncated);
+  /// With OutputLimits::SeparateStderr, after finishOutput: what the group
+  /// wrote to stderr (at most CaptureBytes).
+  std::string takeErrorOutput();
 
 private:
   /// Tells the keeper the group is gone (once it is).
@@ -112,6 +119,7 @@ private:
   std::optional<int> Status;
   bool Forgotten = false;
   std::unique_ptr<OutputRelay> Relay;
+  std::unique_ptr<OutputRelay> ErrRelay; ///< stderr, with SeparateStderr
 };
 
 /// A short command run to completion (pre-flight probes, `docker rm`).
@@ -122,6 +130,8 @@ struct CommandResult {
   /// MaxCommandOutputBytes; the log has them redacted.
   std::string Output;
   bool OutputTruncated = false; ///< the command wrote more than was kept
+  /// With SeparateStderr: Output is stdout only, and this is stderr.
+  std::string ErrorOutput;
 
   bool succeeded() const { return Error.empty() && Status && *Status == 0; }
   /// "exited with status 1", or the error.
@@ -139,7 +149,7 @@ inline constexpr size_t MaxCommandLogBytes = 16 << 20;
 /// true, the command is stopped and reported as interrupted.
 CommandResult runCommand(const Argv &Command, const ChildEnvironment &Env,
                          const std::string &LogPath, std::chrono::milliseconds Timeout,
-                         const std::function<bool()> &ShouldStop);
+                         const std::function<bool()> &ShouldStop, bool SeparateStderr = false);
 
 /// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER).
 void adoptOrphans();

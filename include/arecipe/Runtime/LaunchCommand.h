@@ -5,8 +5,8 @@
 // binds NUMA, by the container runtime when the plan names one (host network
 // and IPC, the GPU devices, the mounts, an explicit entrypoint so an image
 // whose ENTRYPOINT is the engine cannot swallow the command), or replaced by
-// arecipe-sim under --simulate, after the addresses of the cell's nodes are
-// substituted for `{node_addr:K}`. The same function feeds execution and
+// arecipe-sim under --simulate, after the run-time values are substituted
+// for the plan's placeholders (Placeholders.h). The same function feeds execution and
 // --dry-run, so what the dry run prints is what runs. It builds argv only: it
 // never consults a shell, and never starts anything.
 //
@@ -17,6 +17,7 @@
 
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/LaunchPlan.h"
+#include "arecipe/Runtime/Placeholders.h"
 #include "arecipe/Runtime/ReadinessProbe.h"
 #include "arecipe/Runtime/RunSettings.h"
 
@@ -36,9 +37,21 @@ struct LaunchCommand {
   std::string ContainerName; ///< empty unless the process runs in a container
 };
 
-/// CellDir holds the cell's logs and, under --simulate, the port files.
+/// CellDir holds the cell's logs and, under --simulate, the port files;
+/// Values are what the placeholders of P's argv and environment stand for.
 LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &P,
-                                 const RunSettings &Settings, const std::string &CellDir);
+                                 const RunSettings &Settings, const std::string &CellDir,
+                                 const PlaceholderValues &Values);
+
+/// Where the cell's generated files are written: a directory of their own
+/// in the cell's directory, so no name can replace a file of the runtime.
+std::string generatedFilesDir(const std::string &CellDir);
+
+/// The placeholder values known before the cell runs: the nodes of the
+/// allocation (this machine without one) and the paths of the cell's files.
+/// The captured values are added by the pre-flight.
+PlaceholderValues cellPlaceholderValues(const Cell &C, const RunSettings &Settings,
+                                        const std::string &CellDir);
 
 /// `docker rm -f NAME`: run after the group is gone, because a container
 /// outlives a SIGKILLed `docker run` client.
@@ -51,12 +64,6 @@ std::string simulatedGpuMemoryDir(const RunSettings &Settings);
 /// The Hugging Face home of a simulated run: a sandbox in the output
 /// directory, so simulated staging never writes into a real shared cache.
 std::string simulatedHfHome(const RunSettings &Settings);
-
-/// Text with every `{node_addr:K}` replaced by the address of node K of
-/// the cell's allocation (NodeAddrs[K]); with no addresses known, node 0 is
-/// this machine (127.0.0.1). Anything else is left as written.
-std::string substituteNodeAddresses(const std::string &Text,
-                                    const std::vector<std::string> &NodeAddrs);
 
 } // namespace arecipe::runtime
 

@@ -89,9 +89,20 @@ struct RunAction {
   double TimeoutS = 0; ///< 0 = no limit
 };
 
-using PreflightAction =
-    std::variant<UnsetEnvAction, RequireVersionAction, StageModelAction, CheckPathsAction,
-                 WaitCleanGpusAction, PrepareCacheAction, VerifyImportAction, RunAction>;
+/// Plan v1.1: runs Command on the cell's first node and keeps its trimmed
+/// standard output as the value of `{capture:NAME}`.
+struct CaptureAction {
+  std::string Name;
+  Argv Command;
+  double TimeoutS = 300;
+  /// What --simulate uses instead of running Command (the answer of a GPU
+  /// node's hardware, which a machine without one cannot give).
+  std::optional<std::string> SimulatedOutput;
+};
+
+using PreflightAction = std::variant<UnsetEnvAction, RequireVersionAction, StageModelAction,
+                                     CheckPathsAction, WaitCleanGpusAction, PrepareCacheAction,
+                                     VerifyImportAction, RunAction, CaptureAction>;
 
 /// The `action` name of a pre-flight action, as written in the plan.
 const char *actionName(const PreflightAction &Action);
@@ -174,6 +185,13 @@ struct ClientSpec {
   double StallTimeoutS = 600;
 };
 
+/// Plan v1.1: a file the runtime writes into the cell's directory before
+/// the cell runs; its content may hold placeholders (Placeholders.h).
+struct GeneratedFile {
+  std::string Name;
+  std::string Content;
+};
+
 struct ProfileWindow {
   double StartS = 0, DurationS = 0;
 };
@@ -199,6 +217,7 @@ struct Cell {
   std::string ServerReuse = "cell";
   std::vector<Knob> Knobs;
   std::vector<PreflightAction> Preflight;
+  std::vector<GeneratedFile> Files;
   std::vector<ProcessSpec> Processes;
   ClientSpec Client;
   std::vector<ProfileWindow> Profile;

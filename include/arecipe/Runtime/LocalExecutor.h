@@ -8,7 +8,10 @@
 // and command printed, nothing run), and stops after the current cell's teardown on SIGINT/SIGTERM.
 // Multi-node cells belong to the Slurm executor; this one refuses them rather than run rank 0
 // alone, except as one node rank of a Slurm allocation (--node-rank), where it runs that rank's
-// processes and leaves the plan copy and the sweep files to the submitter.
+// processes and leaves the plan copy and the sweep files to the submitter, and under
+// --simulate, where it plays the allocation on this machine: every node rank is a local
+// `arecipe-run --node-rank R` (rank 0 in this process), node addresses 127.0.0.1, and the
+// fixed ports remapped per rank so the ranks never collide.
 //
 //===----------------------------------------------------------------------===//
 

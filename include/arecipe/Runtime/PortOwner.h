@@ -6,7 +6,8 @@
 // benchmarked in its place. This reads the kernel's socket tables
 // (/proc/net/tcp and tcp6, every address) for the listening sockets on a
 // port, and /proc/<pid>/fd for the processes that hold them, and says
-// whether such a process belongs to a process tree. It only observes.
+// whether such a process belongs to a process tree. It only observes,
+// except to ask the kernel for free ports (--simulate remaps fixed ones).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,11 @@ bool belongsToProcessTree(pid_t Pid, pid_t Root);
 
 /// "pid 123 (arecipe-sim)", or "a process this user cannot see".
 std::string describeListener(const PortListener &L);
+
+/// N distinct TCP ports that are free now on every address, chosen by the
+/// kernel (bound to port 0 and released together), so concurrent runs do
+/// not pick the same one. False with Err when the kernel refuses.
+bool chooseFreePorts(size_t N, std::vector<int> &Out, std::string &Err);
 
 } // namespace arecipe::runtime
 

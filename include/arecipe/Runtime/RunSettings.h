@@ -38,6 +38,11 @@ struct RunSettings {
   /// Extra `--sim-…` arguments for every simulated engine, and per cell id.
   std::vector<std::string> SimArgs;
   std::map<std::string, std::vector<std::string>> CellSimArgs;
+  /// Under --simulate, every fixed port of a cell is replaced by a free one
+  /// chosen when the cell starts, so cells and runs on one machine never
+  /// collide; --sim-fixed-ports keeps the plan's ports.
+  bool KeepFixedPorts = false;
+  bool remapsPorts() const { return Simulate && !KeepFixedPorts; }
 
   /// Set on a Slurm allocation (`--node-rank`): this run executes only the
   /// processes of node rank NodeRank of its cell, rank 0 also the client;
@@ -47,8 +52,18 @@ struct RunSettings {
   /// The address of each node of the cell's allocation, by rank: what a
   /// plan's `{node_addr:K}` stands for.
   std::vector<std::string> NodeAddrs;
-  /// This node's name (SLURMD_NODENAME), recorded with each process.
+  /// The host name of each node of the allocation, by rank: `{node_host:K}`.
+  std::vector<std::string> NodeHosts;
+  /// This node's name (SLURMD_NODENAME, or --node-name), recorded with each
+  /// process.
   std::string NodeName;
+  /// This runtime's command line for one node rank of a cell, before
+  /// `--cells ID --node-rank R ... PLAN`: how --simulate runs the other
+  /// ranks of a multi-node cell as local processes.
+  std::vector<std::string> RankCommand;
+  /// The local node-rank runtimes of that cell: this runtime's children,
+  /// which a cell's teardown must not take for orphans.
+  std::vector<int> RankPids;
 
   std::chrono::milliseconds TeardownGrace{10000};
   std::chrono::milliseconds PortFreeTimeout{30000};

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs arecipe-run --simulate on a one-cell plan whose server has a fixed
-port that another socket has bound without listening: nothing listens, so
-the check before the start passes, and the engine then fails to bind. Prints
+"""Runs arecipe-run --simulate --sim-fixed-ports (which keeps the plan's
+ports) on a one-cell plan whose server has a fixed port that another socket
+has bound without listening: nothing listens, so the check before the start
+passes, and the engine then fails to bind. Prints
 arecipe-run's exit status and its console lines, the port shown as PORT.
 
 usage: port-bound.py --plan BASE --dir DIR
@@ -27,8 +28,8 @@ argv[argv.index("--server-port") + 1] = str(port)
 plan_path = os.path.join(a.dir, "plan.json")
 json.dump(plan, open(plan_path, "w"))
 
-run = subprocess.run(["arecipe-run", "--simulate", "--progress=plain", "--port-free-timeout=1",
-                      "--out", os.path.join(a.dir, "out"), plan_path],
+run = subprocess.run(["arecipe-run", "--simulate", "--sim-fixed-ports", "--progress=plain",
+                      "--port-free-timeout=1", "--out", os.path.join(a.dir, "out"), plan_path],
                      stderr=subprocess.PIPE, text=True)
 holder.close()
 print(f"exit: {run.returncode}")
