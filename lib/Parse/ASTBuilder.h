@@ -56,6 +56,9 @@ private:
   ast::Decl *buildDecl(P::DeclarationContext *C);
   ast::ImportDecl *buildImport(P::ImportDeclContext *C);
   std::optional<ast::Block> buildBlock(P::BlockContext *C);
+  ast::Decl *buildTune(P::TuneDeclContext *C);
+  bool buildTuneBody(P::TuneBodyContext *C,
+                     llvm::SmallVectorImpl<ast::TuneItem> &Items);
   void warnExtraSemicolon(antlr4::tree::TerminalNode *Semi);
 
   ast::Stmt *buildStmt(P::StatementContext *C);
