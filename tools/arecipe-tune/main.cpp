@@ -93,6 +93,11 @@ static cl::opt<unsigned> Finalists("finalists",
                                    cl::desc("Configurations measured again over the full window "
                                             "per concurrency (default 2)"),
                                    cl::init(2), cl::cat(Category));
+static cl::opt<double> MinGain("min-gain",
+                               cl::desc("A configuration replaces the current one only when its "
+                                        "objective is better by more than this fraction "
+                                        "(default 0.05): measurement noise changes nothing"),
+                               cl::init(0.05), cl::cat(Category));
 static cl::opt<unsigned> MaxPasses("passes", cl::desc("Descent passes at most (default 2)"),
                                    cl::init(2), cl::cat(Category));
 static cl::list<int> Concs("conc", cl::desc("Tune only these concurrencies"), cl::CommaSeparated,
@@ -429,7 +434,6 @@ public:
       return true;
     }
     Used.insert(M.Key);
-    ++Measured;
     std::string RunDir = (fs::path(Out) / "runs" / M.Key).string();
     std::error_code Ec;
     fs::remove_all(RunDir, Ec); // a run interrupted earlier left no result
@@ -499,6 +503,7 @@ public:
     fs::create_directories(fs::path(Out) / "evals", Ec);
     if (!runtime::writeOutputJson(EvalFile.string(), J, Err))
       fmt::print(stderr, "arecipe-tune: warning: {}\n", Err);
+    ++Measured;
     return true;
   }
 
@@ -567,6 +572,19 @@ Rank rankOf(const Measurement &M, const sema::TuneSpace &Space, const sema::Tune
   R.Feasible = R.Misses.empty();
   R.Score = R.Feasible ? (Space.Maximize ? V : -V) : -1e9 * (1 + Miss);
   return R;
+}
+
+/// Whether R is better than Incumbent by more than --min-gain: a feasible
+/// configuration beats an infeasible one, and between two feasible ones the
+/// objective must improve by more than the fraction.
+bool beats(const Rank &R, const Rank &Incumbent) {
+  if (!R.Measured)
+    return false;
+  if (!Incumbent.Measured || (R.Feasible && !Incumbent.Feasible))
+    return true;
+  if (!R.Feasible || !Incumbent.Feasible)
+    return Incumbent < R && !R.Feasible && !Incumbent.Feasible;
+  return R.Score - Incumbent.Score > MinGain * std::abs(Incumbent.Score);
 }
 
 /// One concurrency's search and its result.
@@ -798,7 +816,7 @@ int main(int Argc, char **Argv) {
               return Interrupted();
             O.Short.push_back(M);
             Rank R = rankOf(M, *Space, C);
-            if (R.Measured && Best < R) {
+            if (R.Measured && beats(R, Best)) {
               Best = R;
               Current = Try;
               Moved = true;
@@ -828,9 +846,13 @@ int main(int Argc, char **Argv) {
       Measurement M;
       if (!T.measure(C.Conc, Cfg, FullWindow, Simulated, M))
         return Interrupted();
-      O.Full.push_back(M);
       if (Cfg.empty())
         O.Baseline = M;
+      // Two configurations that resolve the cell alike are one measurement.
+      if (!M.Key.empty() && std::any_of(O.Full.begin(), O.Full.end(),
+                                        [&](const Measurement &F) { return F.Key == M.Key; }))
+        continue;
+      O.Full.push_back(M);
     }
     std::vector<std::pair<Rank, size_t>> ByRank;
     for (size_t I = 0; I < O.Full.size(); ++I) {
@@ -842,8 +864,12 @@ int main(int Argc, char **Argv) {
                      [](const auto &A, const auto &B) { return B.first < A.first; });
     for (auto &[R, I] : ByRank)
       O.Ranked.push_back(O.Full[I]);
-    if (!ByRank.empty() && ByRank.front().first.Feasible)
+    if (!ByRank.empty() && ByRank.front().first.Feasible) {
       O.Winner = O.Full[ByRank.front().second];
+      // The recipe's values stay unless the winner beats them clearly.
+      if (O.Baseline && !beats(ByRank.front().first, rankOf(*O.Baseline, *Space, C)))
+        O.Winner = *O.Baseline;
+    }
     else
       O.Note = ByRank.empty() ? "nothing measured within the budget"
                               : "no configuration met the SLA";
@@ -912,6 +938,7 @@ int main(int Argc, char **Argv) {
   J["executor"] = Executor.getValue();
   J["strategy"] = Strategy.getValue();
   J["seed"] = Seed.getValue();
+  J["min_gain"] = MinGain.getValue();
   J["objective"] = (Space->Maximize ? "maximize " : "minimize ") + Space->Objective;
   J["full_window_s"] = FullWindow;
   J["short_window_s"] = ShortWindow;
