@@ -808,7 +808,7 @@ int main(int Argc, char **Argv) {
             auto Cur = Current.find(K.Knob);
             if (Cur != Current.end() && Cur->second == V)
               continue;
-            if (!ShareLeft(Finalists))
+            if (!ShareLeft(Finalists + 1))
               break;
             Config Try = Current;
             Try[K.Knob] = V;
