@@ -67,10 +67,11 @@ print(f"tune a: {ta['cells_used']} cells used; tune b: {tb['cells_used']} cells 
 obj = grid["objective"].split()[1]
 print(f"objective: {grid['objective']}")
 for g, t in zip(grid["cells"], ta["cells"]):
-    if "winner" not in g:
-        print(f"conc {g['conc']}: grid: {g.get('note')}")
+    best = [f for f in g["full_window"] if f.get("meets_sla")]
+    if not best:
+        print(f"conc {g['conc']}: grid: nothing meets the SLA")
         continue
-    opt = g["winner"]["metrics"][obj]
+    opt = best[0]["metrics"][obj]  # the ranked list's first that meets the SLA
     if "winner" not in t:
         print(f"conc {g['conc']}: tune: {t.get('note')}")
         continue
@@ -78,7 +79,7 @@ for g, t in zip(grid["cells"], ta["cells"]):
     gp = os.path.join(a.out, "grid", key)
     in_grid = json.load(open(gp))["metrics"].get(obj) if os.path.exists(gp) else None
     own = t["winner"]["metrics"][obj]
-    line = (f"conc {g['conc']}: grid optimum {opt:.1f} {g['winner']['values']}; tune chose "
+    line = (f"conc {g['conc']}: grid optimum {opt:.1f} {best[0]['values']}; tune chose "
             f"{t['winner']['values']} (its own measurement {own:.1f}")
     if in_grid is not None:
         line += f", the grid's {in_grid:.1f}: {100 * (opt - in_grid) / opt:.1f} % below the optimum)"

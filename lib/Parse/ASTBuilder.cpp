@@ -206,13 +206,7 @@ bool ASTBuilder::buildTuneBody(P::TuneBodyContext *C,
       Item.Name = *Band;
     } else if (auto *A = dynamic_cast<P::TuneAtContext *>(I)) {
       llvm::SmallVector<Expr *, 4> Concs;
-      for (P::ExprContext *E : A->expr()) {
-        Expr *Built = buildRootExpr(E);
-        if (!Built)
-          return false;
-        Concs.push_back(Built);
-      }
-      if (!buildTuneBody(A->tuneBody(), Inner))
+      if (!buildRootExprs(A->expr(), Concs) || !buildTuneBody(A->tuneBody(), Inner))
         return false;
       Item.K = TuneItem::At;
       Item.Concs = Ctx.copyArray(llvm::ArrayRef<Expr *>(Concs));
@@ -332,12 +326,8 @@ Stmt *ASTBuilder::buildStmt(P::StatementContext *C) {
     if (isBroken(S))
       return nullptr;
     llvm::SmallVector<Expr *, 4> Concs;
-    for (P::ExprContext *E : S->expr()) {
-      Expr *Built = buildRootExpr(E);
-      if (!Built)
-        return nullptr;
-      Concs.push_back(Built);
-    }
+    if (!buildRootExprs(S->expr(), Concs))
+      return nullptr;
     std::optional<Block> Body = buildBlock(S->block());
     if (!Body)
       return nullptr;
@@ -565,6 +555,17 @@ bool ASTBuilder::checkDepth(antlr4::ParserRuleContext *C, unsigned Depth) {
         << Limits.MaxExprDepth;
   DepthReported = true;
   return false;
+}
+
+bool ASTBuilder::buildRootExprs(const std::vector<P::ExprContext *> &Cs,
+                                llvm::SmallVectorImpl<Expr *> &Out) {
+  for (P::ExprContext *E : Cs) {
+    Expr *Built = buildRootExpr(E);
+    if (!Built)
+      return false;
+    Out.push_back(Built);
+  }
+  return true;
 }
 
 Expr *ASTBuilder::buildRootExpr(P::ExprContext *C) {

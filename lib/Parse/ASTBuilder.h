@@ -72,6 +72,9 @@ private:
 
   /// The root of an expression tree: resets the depth check.
   ast::Expr *buildRootExpr(P::ExprContext *C);
+  /// buildRootExpr of each; false when one fails.
+  bool buildRootExprs(const std::vector<P::ExprContext *> &Cs,
+                      llvm::SmallVectorImpl<ast::Expr *> &Out);
   ast::Expr *buildExpr(P::ExprContext *C, unsigned Depth);
   ast::Expr *applyPostfixOrBinary(P::ExprContext *C, ast::Expr *LHS,
                                   unsigned Depth);
