@@ -143,7 +143,8 @@ private:
   bool candidates(const ast::TuneItem &I, Scope &S) {
     std::string Name = I.Name.Name.str();
     if (!Knobs.count(Name)) {
-      DiagnosticBuilder B = Diags.report(I.Name.Range, DiagID::err_tune_unknown_knob);
+      DiagnosticBuilder B =
+          Diags.report(I.Name.Range, DiagID::err_tune_unknown_knob);
       B << Name << R.Name << I.Name.Range;
       std::vector<std::string> All(Knobs.begin(), Knobs.end());
       if (std::optional<std::string> Best = suggestSpelling(Name, All))
@@ -152,7 +153,8 @@ private:
       return false;
     }
     if (S.Knobs.count(Name)) {
-      Diags.report(I.Name.Range, DiagID::err_tune_duplicate_knob) << Name << I.Name.Range;
+      Diags.report(I.Name.Range, DiagID::err_tune_duplicate_knob)
+          << Name << I.Name.Range;
       return false;
     }
     TuneKnob K;
@@ -171,8 +173,8 @@ private:
       }
       int64_t By = Step ? Step->getValue() : 1;
       // At most a few thousand candidates: a search space, not a sweep.
-      for (int64_t V = Lo->getValue(); V <= Hi->getValue() && K.Candidates.size() < 4096;
-           V += By)
+      for (int64_t V = Lo->getValue();
+           V <= Hi->getValue() && K.Candidates.size() < 4096; V += By)
         K.Candidates.push_back(std::to_string(V));
     } else {
       Diags.report(I.Value->getRange(), DiagID::err_tune_candidates_shape)
@@ -201,11 +203,13 @@ private:
     if (Unit == "s") {
       // A duration: a quantity literal of time (`2s`, `500ms`).
       auto *Q = llvm::dyn_cast<ast::QuantityLiteral>(I.Value);
-      if (!Q || getDimension(Q->getUnit()) != Dimension::time() || !I.Unit.empty()) {
-        llvm::SMRange Where = I.Unit.empty() ? I.Value->getRange() : I.Unit.Range;
+      if (!Q || getDimension(Q->getUnit()) != Dimension::time() ||
+          !I.Unit.empty()) {
+        llvm::SMRange Where =
+            I.Unit.empty() ? I.Value->getRange() : I.Unit.Range;
         std::string Got = Q ? ("in " + getSymbol(Q->getUnit()).str())
-                            : I.Unit.empty() ? std::string("a plain number")
-                                             : "in " + I.Unit.Name.str();
+                          : I.Unit.empty() ? std::string("a plain number")
+                                           : "in " + I.Unit.Name.str();
         Diags.report(Where, DiagID::err_tune_unit_mismatch)
             << C.Metric << "a duration (ms, s, min, h)" << Got << Where;
         return false;
@@ -222,10 +226,13 @@ private:
         return false;
       }
       if (I.Unit.Name != Unit) {
-        llvm::SMRange Where = I.Unit.empty() ? I.Value->getRange() : I.Unit.Range;
+        llvm::SMRange Where =
+            I.Unit.empty() ? I.Value->getRange() : I.Unit.Range;
         Diags.report(Where, DiagID::err_tune_unit_mismatch)
-            << C.Metric << (Unit.empty() ? std::string("a plain number") : Unit.str())
-            << (I.Unit.empty() ? std::string("a plain number") : "in " + I.Unit.Name.str())
+            << C.Metric
+            << (Unit.empty() ? std::string("a plain number") : Unit.str())
+            << (I.Unit.empty() ? std::string("a plain number")
+                               : "in " + I.Unit.Name.str())
             << Where;
         return false;
       }
@@ -242,14 +249,15 @@ public:
     std::string List;
     for (const TuneMetric &M : tuneMetrics())
       List += (List.empty() ? "" : ", ") + std::string(M.Name);
-    Diags.report(Name.Range, DiagID::err_tune_unknown_metric) << Name.Name << List << Name.Range;
+    Diags.report(Name.Range, DiagID::err_tune_unknown_metric)
+        << Name.Name << List << Name.Range;
     return nullptr;
   }
 };
 
 /// The concurrencies an `at conc` item names, or nullopt after reporting.
-std::optional<std::set<int64_t>> atConcs(const ast::TuneItem &I, const RecipeCells &R,
-                                         DiagnosticEngine &Diags) {
+std::optional<std::set<int64_t>>
+atConcs(const ast::TuneItem &I, const RecipeCells &R, DiagnosticEngine &Diags) {
   std::set<int64_t> Out;
   auto Has = [&](int64_t C) { return R.findCell(C) != nullptr; };
   for (const ast::Expr *E : I.Concs) {
@@ -267,7 +275,8 @@ std::optional<std::set<int64_t>> atConcs(const ast::TuneItem &I, const RecipeCel
     auto *Hi = Rg ? llvm::dyn_cast<ast::IntegerLiteral>(Rg->getHi()) : nullptr;
     if (!Lo || !Hi || Rg->getStep()) {
       Diags.report(E->getRange(), DiagID::err_tune_bad_conc)
-          << ("'" + textOf(E->getRange()).str() + "' is neither") << E->getRange();
+          << ("'" + textOf(E->getRange()).str() + "' is neither")
+          << E->getRange();
       return std::nullopt;
     }
     size_t Before = Out.size();
@@ -276,7 +285,8 @@ std::optional<std::set<int64_t>> atConcs(const ast::TuneItem &I, const RecipeCel
         Out.insert(C);
     if (Out.size() == Before) {
       Diags.report(E->getRange(), DiagID::err_tune_bad_conc)
-          << ("'" + textOf(E->getRange()).str() + "' holds none") << E->getRange();
+          << ("'" + textOf(E->getRange()).str() + "' holds none")
+          << E->getRange();
       return std::nullopt;
     }
   }
@@ -295,7 +305,8 @@ void apply(const Scope &S, TuneCell &C) {
     else
       *It = K;
   }
-  C.Constraints.insert(C.Constraints.end(), S.Constraints.begin(), S.Constraints.end());
+  C.Constraints.insert(C.Constraints.end(), S.Constraints.begin(),
+                       S.Constraints.end());
 }
 
 } // namespace
@@ -317,9 +328,11 @@ std::vector<TuneSpace> sema::checkTuneBlocks(const Compilation &Comp,
     }
     if (!Recipe) {
       llvm::SMRange Where = T->getRecipe().Range;
-      DiagnosticBuilder B = Diags.report(Where, DiagID::err_tune_unknown_recipe);
+      DiagnosticBuilder B =
+          Diags.report(Where, DiagID::err_tune_unknown_recipe);
       B << T->getRecipe().Name << Where;
-      if (std::optional<std::string> Best = suggestSpelling(T->getRecipe().Name.str(), Names))
+      if (std::optional<std::string> Best =
+              suggestSpelling(T->getRecipe().Name.str(), Names))
         B.note(Where.Start, DiagID::note_did_you_mean)
             << *Best << Where << FixIt::replace(Where, *Best);
       continue;
@@ -366,7 +379,8 @@ std::vector<TuneSpace> sema::checkTuneBlocks(const Compilation &Comp,
           Ok = false;
           continue;
         }
-      } else if (std::optional<std::set<int64_t>> Named = atConcs(I, *Recipe, Diags)) {
+      } else if (std::optional<std::set<int64_t>> Named =
+                     atConcs(I, *Recipe, Diags)) {
         Concs = std::move(*Named);
       } else {
         Ok = false;
@@ -374,7 +388,8 @@ std::vector<TuneSpace> sema::checkTuneBlocks(const Compilation &Comp,
       }
       Scope S;
       Ok &= Check.scope(I.Items, S, /*TopLevel=*/false);
-      Narrow[I.K == ast::TuneItem::At].emplace_back(std::move(Concs), std::move(S));
+      Narrow[I.K == ast::TuneItem::At].emplace_back(std::move(Concs),
+                                                    std::move(S));
     }
     if (!Ok)
       continue;

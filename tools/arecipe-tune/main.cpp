@@ -63,7 +63,8 @@ using ordered_json = nlohmann::ordered_json;
 static cl::OptionCategory Category("arecipe-tune options");
 static cl::opt<std::string> InputFile(cl::Positional, cl::desc("<file.arecipe>"), cl::Required,
                                       cl::cat(Category));
-static cl::opt<std::string> TuneName("tune", cl::desc("The tune block to run (default: the only one)"),
+static cl::opt<std::string> TuneName("tune",
+                                     cl::desc("The tune block to run (default: the only one)"),
                                      cl::value_desc("name"), cl::cat(Category));
 static cl::opt<std::string> OutDir("out", cl::desc("Results directory (default: tune/<tune name>)"),
                                    cl::value_desc("dir"), cl::cat(Category));
@@ -102,8 +103,7 @@ static cl::opt<unsigned> MaxPasses("passes", cl::desc("Descent passes at most (d
                                    cl::init(2), cl::cat(Category));
 static cl::list<int> Concs("conc", cl::desc("Tune only these concurrencies"), cl::CommaSeparated,
                            cl::value_desc("n,..."), cl::cat(Category));
-static cl::opt<bool> Real("no-simulate",
-                          cl::desc("Measure with the real engines, not arecipe-sim"),
+static cl::opt<bool> Real("no-simulate", cl::desc("Measure with the real engines, not arecipe-sim"),
                           cl::cat(Category));
 static cl::opt<double> TimeScale("time-scale",
                                  cl::desc("Simulated seconds per wall second (default 100)"),
@@ -167,8 +167,8 @@ struct AtAssignment {
 
 /// The recipe being tuned, as the baseline compilation saw it.
 struct RecipeSource {
-  std::string Path;  ///< The file that holds it (the override's key).
-  std::string Text;  ///< Its text.
+  std::string Path;   ///< The file that holds it (the override's key).
+  std::string Text;   ///< Its text.
   size_t BodyEnd = 0; ///< Offset of the recipe's closing brace.
   std::vector<AtAssignment> Ats;
 };
@@ -241,10 +241,8 @@ std::string patchRecipe(const RecipeSource &R, const std::vector<CellPatch> &Pat
       std::string Comment = P.Comment.empty() ? "" : "  // " + P.Comment;
       if (Found) {
         size_t Eol = R.Text.find('\n', Found->End);
-        bool CommentFits = Eol != std::string::npos &&
-                           R.Text.find("//", Found->End) > Eol &&
-                           R.Text.find(';', Found->End) > Eol &&
-                           R.Text.find('}', Found->End) > Eol;
+        bool CommentFits = Eol != std::string::npos && R.Text.find("//", Found->End) > Eol &&
+                           R.Text.find(';', Found->End) > Eol && R.Text.find('}', Found->End) > Eol;
         Edits.push_back({Found->Begin, Found->End, Value + (CommentFits ? Comment : "")});
       } else {
         Block += fmt::format("    {} = {}\n", Knob, Value);
@@ -254,7 +252,8 @@ std::string patchRecipe(const RecipeSource &R, const std::vector<CellPatch> &Pat
       Appended += fmt::format("  at conc {} {{{}\n{}  }}\n", P.Conc,
                               P.Comment.empty() ? "" : "  // " + P.Comment, Block);
   }
-  std::sort(Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) { return A.Begin > B.Begin; });
+  std::sort(Edits.begin(), Edits.end(),
+            [](const Edit &A, const Edit &B) { return A.Begin > B.Begin; });
   std::string Out = R.Text;
   if (!Appended.empty()) {
     // After the last line of the body, before the closing brace's line.
@@ -377,15 +376,13 @@ public:
   bool outOfBudget() const {
     if (BudgetCells && Used.size() >= BudgetCells)
       return true;
-    double Wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     return BudgetWall > 0 && Wall >= BudgetWall;
   }
 
   /// Measures Values in cell Conc over WindowS (or reads the measurement
   /// from --out). Returns false when the run was interrupted.
-  bool measure(int64_t Conc, const Config &Values, double WindowS, bool Simulated,
-               Measurement &M) {
+  bool measure(int64_t Conc, const Config &Values, double WindowS, bool Simulated, Measurement &M) {
     M = Measurement();
     M.Conc = Conc;
     M.Values = Values;
@@ -411,9 +408,9 @@ public:
     }
     // The cell's digest covers every value of the cell and of the plan
     // around it; the rest is how it was measured.
-    M.Key = fmt::format("c{}-{}-{}", Conc, valueDigest(*Plan, Conc),
-                        Simulated ? fmt::format("sim-x{}", TimeScale.getValue())
-                                  : "real-" + Executor);
+    M.Key =
+        fmt::format("c{}-{}-{}", Conc, valueDigest(*Plan, Conc),
+                    Simulated ? fmt::format("sim-x{}", TimeScale.getValue()) : "real-" + Executor);
     fs::path EvalFile = fs::path(Out) / "evals" / (M.Key + ".json");
     std::optional<support::json> Old = readJson(EvalFile);
     if (Old && RetryFailed && Old->value("status", "") != "ok")
@@ -464,8 +461,13 @@ public:
         Slurm.Options.GpusPerNode = Loaded.Plan.Slurm->GpusPerNode;
         Slurm.NodeList = Loaded.Plan.Slurm->NodeList;
       }
-      Slurm.CellRun = {ownDirectory() + "/arecipe-run", "--executor", "local", "--out", RunDir,
-                       "--progress", "plain"};
+      Slurm.CellRun = {ownDirectory() + "/arecipe-run",
+                       "--executor",
+                       "local",
+                       "--out",
+                       RunDir,
+                       "--progress",
+                       "plain"};
       if (Simulated)
         Slurm.CellRun.insert(Slurm.CellRun.end(),
                              {"--simulate", fmt::format("--time-scale={}", TimeScale.getValue()),
@@ -524,8 +526,8 @@ public:
   const sema::TuneSpace &Space;
   std::string Out;
   std::chrono::steady_clock::time_point Start;
-  std::set<std::string> Used;   ///< Measurements this run relied on (budget).
-  unsigned Measured = 0;        ///< ... of which run now (not read back).
+  std::set<std::string> Used; ///< Measurements this run relied on (budget).
+  unsigned Measured = 0;      ///< ... of which run now (not read back).
   std::map<std::string, std::set<std::string>> Pruned; ///< Reason -> candidates.
 };
 
@@ -592,7 +594,7 @@ struct CellOutcome {
   const sema::TuneCell *Cell = nullptr;
   std::vector<Measurement> Short, Full;
   std::optional<Measurement> Winner;
-  Config Changes; ///< The winner's values that differ from the recipe's.
+  Config Changes;                      ///< The winner's values that differ from the recipe's.
   std::optional<Measurement> Baseline; ///< The recipe's values, full window.
   std::vector<Measurement> Ranked;     ///< Full-window measurements, best first.
   std::vector<Measurement> Confirmed;  ///< --confirm-top: the best, measured for real.
@@ -606,9 +608,11 @@ int main(int Argc, char **Argv) {
   cl::ParseCommandLineOptions(Argc, Argv,
                               "arecipe-tune: search server knobs per concurrency under an SLA\n");
   if (Executor != "local" && Executor != "slurm")
-    return usageError(fmt::format("--executor '{}': expected 'local' or 'slurm'", Executor.getValue()));
+    return usageError(
+        fmt::format("--executor '{}': expected 'local' or 'slurm'", Executor.getValue()));
   if (Strategy != "descent" && Strategy != "grid")
-    return usageError(fmt::format("--strategy '{}': expected 'descent' or 'grid'", Strategy.getValue()));
+    return usageError(
+        fmt::format("--strategy '{}': expected 'descent' or 'grid'", Strategy.getValue()));
   if (!(TimeScale >= 0.001 && TimeScale <= 1e6))
     return usageError(fmt::format("--time-scale: expected a number in [0.001, 1000000], got {}",
                                   TimeScale.getValue()));
@@ -676,8 +680,8 @@ int main(int Argc, char **Argv) {
     if (A->L != sema::Level::AtConc || !A->At || !A->FormulaRange.isValid() ||
         SM.FindBufferContainingLoc(A->FormulaRange.Start) != Buf)
       continue;
-    Source.Ats.push_back({A->Name, A->At->Concs, Offset(A->FormulaRange.Start),
-                          Offset(A->FormulaRange.End)});
+    Source.Ats.push_back(
+        {A->Name, A->At->Concs, Offset(A->FormulaRange.Start), Offset(A->FormulaRange.End)});
   }
 
   // The full window: the recipe's, unless --window says.
@@ -686,8 +690,8 @@ int main(int Argc, char **Argv) {
     char *End = nullptr;
     FullWindow = std::strtod(Window.c_str(), &End);
     if (!End || *End || !(FullWindow > 0 && FullWindow <= 1e6))
-      return usageError(fmt::format("--window '{}': expected seconds in (0, 1000000]",
-                                    Window.getValue()));
+      return usageError(
+          fmt::format("--window '{}': expected seconds in (0, 1000000]", Window.getValue()));
   } else {
     std::optional<std::string> Plan = frontend::compileToPlanJSON(Inv, Printer);
     runtime::PlanLoadResult Loaded = runtime::parseLaunchPlan(Plan ? *Plan : "");
@@ -736,8 +740,8 @@ int main(int Argc, char **Argv) {
     CellOutcome O;
     O.Cell = &C;
     if (C.ServerFrom)
-      O.Note = fmt::format("runs the server of cell {} (server = cell({})): tuned there", *C.ServerFrom,
-                           *C.ServerFrom);
+      O.Note = fmt::format("runs the server of cell {} (server = cell({})): tuned there",
+                           *C.ServerFrom, *C.ServerFrom);
     else if (C.Knobs.empty())
       O.Note = "no knob to tune";
     else
@@ -747,7 +751,8 @@ int main(int Argc, char **Argv) {
   for (int W : Wanted)
     if (std::none_of(Space->Cells.begin(), Space->Cells.end(),
                      [&](const sema::TuneCell &C) { return C.Conc == W; }))
-      return usageError(fmt::format("--conc {}: not a concurrency of recipe '{}'", W, Space->Recipe));
+      return usageError(
+          fmt::format("--conc {}: not a concurrency of recipe '{}'", W, Space->Recipe));
 
   auto Interrupted = [&] {
     fmt::print(stderr,
@@ -869,10 +874,9 @@ int main(int Argc, char **Argv) {
       // The recipe's values stay unless the winner beats them clearly.
       if (O.Baseline && !beats(ByRank.front().first, rankOf(*O.Baseline, *Space, C)))
         O.Winner = *O.Baseline;
-    }
-    else
-      O.Note = ByRank.empty() ? "nothing measured within the budget"
-                              : "no configuration met the SLA";
+    } else
+      O.Note =
+          ByRank.empty() ? "nothing measured within the budget" : "no configuration met the SLA";
   }
 
   // --confirm-top K: the K best of every concurrency again, with the real
@@ -894,11 +898,11 @@ int main(int Argc, char **Argv) {
       continue;
     O.Changes = T.minimal(O.Cell->Conc, O.Winner->Values);
     if (!O.Changes.empty())
-      Patches.push_back({O.Cell->Conc, O.Changes,
-                         fmt::format("arecipe-tune {}: evals/{}.json ({} {}s window{})",
-                                     Space->Name, O.Winner->Key,
-                                     Simulated ? "simulated," : "measured,", O.Winner->WindowS,
-                                     Simulated ? ", confirm on GPUs" : "")});
+      Patches.push_back(
+          {O.Cell->Conc, O.Changes,
+           fmt::format("arecipe-tune {}: evals/{}.json ({} {}s window{})", Space->Name,
+                       O.Winner->Key, Simulated ? "simulated," : "measured,", O.Winner->WindowS,
+                       Simulated ? ", confirm on GPUs" : "")});
   }
   std::string PatchErr;
   std::string Patched = patchRecipe(Source, Patches, PatchErr);
@@ -925,7 +929,7 @@ int main(int Argc, char **Argv) {
     llvm::raw_string_ostream OS(Changelog);
     codegen::emitChangelog(CI.getSema(), NewCI.getSema(), OS);
   }
-  if (!support::writeFileAtomically(OutPath + "/changelog.md", Changelog, Err))
+  if (!support::writeFileAtomically(OutPath + "/changelog.yaml", Changelog, Err))
     return usageError(Err);
 
   // The summary: what was tried, pruned, chosen; the SLA frontier.
@@ -1003,8 +1007,9 @@ int main(int Argc, char **Argv) {
     CellsJ.push_back(E);
   }
   J["cells"] = CellsJ;
-  std::vector<std::string> Confirm = {"arecipe-tune", InputFile.getValue(), "--out", OutPath,
-                                      "--executor", "slurm", "--confirm-top", "2"};
+  std::vector<std::string> Confirm = {
+      "arecipe-tune", InputFile.getValue(), "--out", OutPath, "--executor",
+      "slurm",        "--confirm-top",      "2"};
   if (!TuneName.empty())
     Confirm.insert(Confirm.end(), {"--tune", TuneName.getValue()});
   if (!Window.empty())
@@ -1023,8 +1028,8 @@ int main(int Argc, char **Argv) {
                         "simulator's model, not measurements of GPUs\n",
                         TimeScale.getValue());
   Text += fmt::format("strategy {}, seed {}: {} cells used ({} measured now), windows {}s / {}s\n",
-                      Strategy.getValue(), Seed.getValue(), T.Used.size(), T.Measured,
-                      ShortWindow, FullWindow);
+                      Strategy.getValue(), Seed.getValue(), T.Used.size(), T.Measured, ShortWindow,
+                      FullWindow);
   for (const auto &[Reason, Which] : T.Pruned)
     Text += fmt::format("pruned {}: {}\n", Which.size(), Reason);
   for (const CellOutcome &O : Outcomes) {
@@ -1033,22 +1038,21 @@ int main(int Argc, char **Argv) {
       auto It = O.Winner->Metrics.find(Space->Objective);
       std::string Before;
       if (O.Baseline && O.Baseline->Metrics.count(Space->Objective))
-        Before = fmt::format(" (the recipe's values: {:.6g})",
-                             O.Baseline->Metrics.at(Space->Objective));
-      Text += fmt::format("{} -> {} = {:.6g}{}\n",
-                          O.Changes.empty() ? "keep the recipe's values" : describe(O.Changes),
-                          Space->Objective,
-                          It == O.Winner->Metrics.end() ? 0.0 : It->second, Before);
+        Before =
+            fmt::format(" (the recipe's values: {:.6g})", O.Baseline->Metrics.at(Space->Objective));
+      Text +=
+          fmt::format("{} -> {} = {:.6g}{}\n",
+                      O.Changes.empty() ? "keep the recipe's values" : describe(O.Changes),
+                      Space->Objective, It == O.Winner->Metrics.end() ? 0.0 : It->second, Before);
     } else {
       Text += O.Note + "\n";
     }
     for (const Measurement &M : O.Confirmed) {
       auto It = M.Metrics.find(Space->Objective);
-      Text += fmt::format("  confirmed with the real engines: {} -> {} {}\n", describe(M.Values),
-                          M.Status,
-                          It == M.Metrics.end() ? std::string()
-                                                : fmt::format("{} = {:.6g}", Space->Objective,
-                                                              It->second));
+      Text += fmt::format(
+          "  confirmed with the real engines: {} -> {} {}\n", describe(M.Values), M.Status,
+          It == M.Metrics.end() ? std::string()
+                                : fmt::format("{} = {:.6g}", Space->Objective, It->second));
     }
   }
   Text += fmt::format("patched recipe: {}\n", PatchedPath);

@@ -35,8 +35,8 @@ class Compilation;
 /// A metric the tuner can read from a cell's results.
 struct TuneMetric {
   const char *Name;
-  const char *Unit;     ///< As written after a bound: "tok/s/gpu", "s", "".
-  bool HigherIsBetter;  ///< For the objective's direction and the frontier.
+  const char *Unit;    ///< As written after a bound: "tok/s/gpu", "s", "".
+  bool HigherIsBetter; ///< For the objective's direction and the frontier.
 };
 /// Every metric a tune block may name, in documentation order.
 const std::vector<TuneMetric> &tuneMetrics();
