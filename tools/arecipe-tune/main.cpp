@@ -244,6 +244,14 @@ std::string patchRecipe(const RecipeSource &R, const std::vector<CellPatch> &Pat
         bool CommentFits = Eol != std::string::npos && R.Text.find("//", Found->End) > Eol &&
                            R.Text.find(';', Found->End) > Eol && R.Text.find('}', Found->End) > Eol;
         Edits.push_back({Found->Begin, Found->End, Value + (CommentFits ? Comment : "")});
+        if (!CommentFits && !P.Comment.empty()) {
+          // Something follows on the line (`at conc 8 { x = 1 }`): the
+          // comment goes on its own line above, at the line's indentation.
+          size_t Bol = R.Text.rfind('\n', Found->Begin);
+          Bol = Bol == std::string::npos ? 0 : Bol + 1;
+          size_t Ind = R.Text.find_first_not_of(" \t", Bol);
+          Edits.push_back({Bol, Bol, R.Text.substr(Bol, Ind - Bol) + "// " + P.Comment + "\n"});
+        }
       } else {
         Block += fmt::format("    {} = {}\n", Knob, Value);
       }
