@@ -322,7 +322,7 @@ void stripOrigins(support::json &J) {
 }
 
 /// The runtime's digest of cell Conc of the plan with the values' origins
-/// removed: two configurations that resolve the cell to the same values
+/// and the recipe's file name removed: two configurations that resolve the cell to the same values
 /// (`max_num_seqs = 32` and `2 * conc` at conc 16, or a candidate equal to
 /// the recipe's own value) have one digest, so one measurement.
 std::string valueDigest(const std::string &PlanText, int64_t Conc) {
@@ -330,6 +330,10 @@ std::string valueDigest(const std::string &PlanText, int64_t Conc) {
   if (!J)
     return {};
   stripOrigins(*J);
+  // Nor where the recipe's file was found (`-I examples` or next to the
+  // tune block's file).
+  if ((*J).contains("recipe") && (*J)["recipe"].is_object())
+    (*J)["recipe"].erase("file");
   runtime::PlanLoadResult Loaded = runtime::parseLaunchPlan(support::dumpJson(*J));
   for (const runtime::Cell &C : Loaded.Plan.Cells)
     if (C.Conc == Conc)
