@@ -16,6 +16,8 @@
 #ifndef ARECIPE_SEMA_TUNE_H
 #define ARECIPE_SEMA_TUNE_H
 
+#include "arecipe/Sema/Sema.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -24,13 +26,7 @@
 #include <vector>
 
 namespace arecipe {
-class DiagnosticEngine;
-namespace ast {
-class File;
-} // namespace ast
-
 namespace sema {
-class Compilation;
 
 /// A metric the tuner can read from a cell's results.
 struct TuneMetric {
