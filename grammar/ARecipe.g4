@@ -19,6 +19,7 @@ declaration
   : entityDecl
   | enumDecl
   | letDecl
+  | tuneDecl
   ;
 
 // recipe / hardware / engine / model / router / service NAME { ... },
@@ -32,6 +33,26 @@ entityDecl
 enumDecl : ENUM name=ident LBRACE (ident (COMMA ident)* COMMA?)? RBRACE ;
 
 letDecl : LET name=ident ASSIGN expr ;
+
+// `tune NAME for RECIPE { ... }`: the search space of arecipe-tune
+// (docs/tuning.md): candidate sets of knobs (`dcp in [1, 8]`), the objective
+// (`maximize tput_per_gpu`) and SLA constraints (`p90_ttft <= 2s`), for every
+// cell or for a band of the recipe or an `at conc` list of it.
+tuneDecl : TUNE name=ident FOR recipe=ident tuneBody ;
+
+tuneBody : LBRACE (tuneItem | SEMI)* RBRACE ;
+
+tuneItem
+  : BAND band=ident tuneBody                             # tuneBand
+  | AT CONC expr (COMMA expr)* tuneBody                  # tuneAt
+  | goal=(MAXIMIZE | MINIMIZE) metric=ident              # tuneObjective
+  | knob=ident IN expr                                   # tuneCandidates
+  | metric=ident op=(EQ | NE | LT | LE | GT | GE) bound=expr unit=tuneUnit?
+                                                         # tuneConstraint
+  ;
+
+// The unit of a throughput bound: `tok/s/user`, `tok/s/gpu`.
+tuneUnit : ident (SLASH ident)* ;
 
 // ----------------------------------------------------------- statements --
 
@@ -167,6 +188,7 @@ ident
   : IDENT | RECIPE | HARDWARE | ENGINE | MODEL | ROUTER | SERVICE | ENUM
   | KNOB | EMIT | FLAG | SWITCH | ARG | ARGS | ENV | JSON | YAML | JSON_FILE
   | WHERE | FLOOR | CEIL | ROUND | EXTENDS | ARM | FILE | EACH | SPREAD
+  | TUNE | MAXIMIZE | MINIMIZE
   ;
 
 // ---------------------------------------------------------------- lexer --
@@ -220,6 +242,9 @@ WHERE    : 'where' ;
 FLOOR    : 'floor' ;
 CEIL     : 'ceil' ;
 ROUND    : 'round' ;
+TUNE     : 'tune' ;
+MAXIMIZE : 'maximize' ;
+MINIMIZE : 'minimize' ;
 
 LBRACE   : '{' ;
 RBRACE   : '}' ;

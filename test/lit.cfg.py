@@ -35,7 +35,8 @@ config.substitutions.append(("%tokenizers", os.environ.get(
 
 # Tools that exist in this build are available as features, so a suite can
 # say `REQUIRES: arecipe-sim`.
-for tool in ["arecipec", "arecipe-run", "arecipe-sim", "arecipe-load", "arecipe-lsp"]:
+for tool in ["arecipec", "arecipe-run", "arecipe-sim", "arecipe-load", "arecipe-lsp",
+             "arecipe-tune"]:
     if os.path.exists(os.path.join(config.arecipe_tools_dir, tool)):
         config.available_features.add(tool)
 

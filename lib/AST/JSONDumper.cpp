@@ -191,6 +191,32 @@ private:
     });
   }
 
+  void tuneItems(llvm::ArrayRef<TuneItem> Items) {
+    static const char *const Kinds[] = {"band", "at", "objective",
+                                        "candidates", "constraint"};
+    J.attributeArray("items", [&] {
+      for (const TuneItem &I : Items)
+        J.object([&] {
+          J.attribute("item", Kinds[I.K]);
+          J.attribute("range", range(I.Range));
+          ident("name", I.Name);
+          if (I.K == TuneItem::Objective)
+            J.attribute("goal", I.Maximize ? "maximize" : "minimize");
+          if (I.K == TuneItem::Constraint)
+            J.attribute("op", getSpelling(I.Op));
+          optExpr("value", I.Value);
+          ident("unit", I.Unit);
+          if (I.K == TuneItem::At)
+            J.attributeArray("concs", [&] {
+              for (const Expr *E : I.Concs)
+                expr(*E);
+            });
+          if (I.K == TuneItem::Band || I.K == TuneItem::At)
+            tuneItems(I.Items);
+        });
+    });
+  }
+
   void optExpr(llvm::StringRef Key, const Expr *E) {
     if (!E)
       return;
@@ -267,6 +293,13 @@ private:
         const auto &L = llvm::cast<LetDecl>(D);
         ident("name", L.getName());
         optExpr("value", L.getValue());
+        break;
+      }
+      case NodeKind::TuneDecl: {
+        const auto &T = llvm::cast<TuneDecl>(D);
+        ident("name", T.getName());
+        ident("recipe", T.getRecipe());
+        tuneItems(T.getItems());
         break;
       }
       default:

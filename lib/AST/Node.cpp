@@ -16,6 +16,7 @@ llvm::StringRef arecipe::ast::getKindName(NodeKind K) {
     KIND(EntityDecl)
     KIND(EnumDecl)
     KIND(LetDecl)
+    KIND(TuneDecl)
     KIND(AssignStmt)
     KIND(LetStmt)
     KIND(BlockStmt)

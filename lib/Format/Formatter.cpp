@@ -997,6 +997,12 @@ Item Formatter::declaration(const Decl *D) {
   }
   case NodeKind::LetDecl:
     return let(std::move(It), llvm::cast<LetDecl>(D)->getValue());
+  case NodeKind::TuneDecl:
+    // The tuner's search space has no canonical layout yet: the file is
+    // left as it is rather than reformatted by guesswork (docs/tuning.md).
+    fail("a 'tune' block at " + where(D->getRange().Start.getPointer()) +
+         " has no canonical layout yet; arecipe-fmt leaves such files alone");
+    return It;
   default:
     fail("unexpected declaration at " +
          where(D->getRange().Start.getPointer()));

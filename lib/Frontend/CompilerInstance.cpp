@@ -32,6 +32,7 @@ struct CompilerInstance::State {
   std::unique_ptr<sema::Compilation> Sema;
   std::unique_ptr<codegen::PlanLowering> Plan;
   sema::SourceFile Main;
+  std::vector<sema::TuneSpace> Tunes;
   std::optional<Status> Parsed, Analyzed;
   std::optional<bool> PlanChecked;
 };
@@ -85,6 +86,10 @@ llvm::SourceMgr &CompilerInstance::getSourceMgr() { return *S->SM; }
 DiagnosticEngine &CompilerInstance::getDiagnostics() { return *S->Diags; }
 
 ast::File *CompilerInstance::getAST() const { return S->Main.AST; }
+
+const std::vector<sema::TuneSpace> &CompilerInstance::getTuneSpaces() const {
+  return S->Tunes;
+}
 
 const sema::Compilation &CompilerInstance::getSema() const {
   assert(S->Sema && "analyze() has not run");
@@ -178,6 +183,12 @@ Status CompilerInstance::analyze() {
   // the imports are (their buffer follows the files' in the output).
   S->Sema->loadModules(S->Main);
   bool Ok = S->Sema->analyze(parseSetOptions());
+  // The tune blocks are checked against recipes analysed without errors.
+  if (Ok && S->Main.AST) {
+    unsigned Before = S->Diags->errorCount();
+    S->Tunes = sema::checkTuneBlocks(*S->Sema, *S->Main.AST, *S->Diags);
+    Ok = S->Diags->errorCount() == Before;
+  }
   return *(S->Analyzed = Ok ? Status::Ok : Status::Failed);
 }
 

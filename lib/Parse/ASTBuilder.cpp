@@ -163,7 +163,94 @@ Decl *ASTBuilder::buildDecl(P::DeclarationContext *C) {
       return nullptr;
     return Ctx.create<LetDecl>(rangeOf(L), *Name, Value);
   }
+  if (auto *T = C->tuneDecl())
+    return buildTune(T);
   return nullptr;
+}
+
+Decl *ASTBuilder::buildTune(P::TuneDeclContext *C) {
+  if (isBroken(C))
+    return nullptr;
+  std::optional<Identifier> Name = ident(C->name);
+  std::optional<Identifier> Recipe = ident(C->recipe);
+  llvm::SmallVector<TuneItem, 8> Items;
+  if (!Name || !Recipe || !buildTuneBody(C->tuneBody(), Items))
+    return nullptr;
+  return Ctx.create<TuneDecl>(rangeOf(C), *Name, *Recipe,
+                              Ctx.copyArray(llvm::ArrayRef<TuneItem>(Items)));
+}
+
+static BinaryOp binaryOpFor(size_t TokenType);
+
+bool ASTBuilder::buildTuneBody(P::TuneBodyContext *C,
+                               llvm::SmallVectorImpl<TuneItem> &Items) {
+  if (!C || isBroken(C) || !C->LBRACE() || !C->RBRACE())
+    return false;
+  for (antlr4::tree::ParseTree *Child : C->children) {
+    if (auto *T = dynamic_cast<antlr4::tree::TerminalNode *>(Child)) {
+      if (T->getSymbol()->getType() == P::SEMI)
+        warnExtraSemicolon(T);
+      continue;
+    }
+    auto *I = dynamic_cast<P::TuneItemContext *>(Child);
+    if (!I || isBroken(I))
+      return false;
+    TuneItem Item;
+    Item.Range = rangeOf(I);
+    llvm::SmallVector<TuneItem, 8> Inner;
+    if (auto *B = dynamic_cast<P::TuneBandContext *>(I)) {
+      std::optional<Identifier> Band = ident(B->band);
+      if (!Band || !buildTuneBody(B->tuneBody(), Inner))
+        return false;
+      Item.K = TuneItem::Band;
+      Item.Name = *Band;
+    } else if (auto *A = dynamic_cast<P::TuneAtContext *>(I)) {
+      llvm::SmallVector<Expr *, 4> Concs;
+      if (!buildRootExprs(A->expr(), Concs) || !buildTuneBody(A->tuneBody(), Inner))
+        return false;
+      Item.K = TuneItem::At;
+      Item.Concs = Ctx.copyArray(llvm::ArrayRef<Expr *>(Concs));
+    } else if (auto *O = dynamic_cast<P::TuneObjectiveContext *>(I)) {
+      std::optional<Identifier> Metric = ident(O->metric);
+      if (!Metric || !O->goal)
+        return false;
+      Item.K = TuneItem::Objective;
+      Item.Name = *Metric;
+      Item.Maximize = O->goal->getType() == P::MAXIMIZE;
+    } else if (auto *K = dynamic_cast<P::TuneCandidatesContext *>(I)) {
+      std::optional<Identifier> Knob = ident(K->knob);
+      Expr *Value = Knob ? buildRootExpr(K->expr()) : nullptr;
+      if (!Value)
+        return false;
+      Item.K = TuneItem::Candidates;
+      Item.Name = *Knob;
+      Item.Value = Value;
+    } else if (auto *S = dynamic_cast<P::TuneConstraintContext *>(I)) {
+      std::optional<Identifier> Metric = ident(S->metric);
+      Expr *Value = Metric && S->op ? buildRootExpr(S->bound) : nullptr;
+      if (!Value)
+        return false;
+      if (S->unit) {
+        std::string Unit;
+        for (P::IdentContext *Segment : S->unit->ident()) {
+          std::optional<Identifier> Id = ident(Segment);
+          if (!Id)
+            return false;
+          Unit += (Unit.empty() ? "" : "/") + Id->Name.str();
+        }
+        Item.Unit = Identifier{Ctx.copyString(Unit), rangeOf(S->unit)};
+      }
+      Item.K = TuneItem::Constraint;
+      Item.Name = *Metric;
+      Item.Op = binaryOpFor(S->op->getType());
+      Item.Value = Value;
+    } else {
+      return false;
+    }
+    Item.Items = Ctx.copyArray(llvm::ArrayRef<TuneItem>(Inner));
+    Items.push_back(Item);
+  }
+  return true;
 }
 
 void ASTBuilder::warnExtraSemicolon(antlr4::tree::TerminalNode *Semi) {
@@ -239,12 +326,8 @@ Stmt *ASTBuilder::buildStmt(P::StatementContext *C) {
     if (isBroken(S))
       return nullptr;
     llvm::SmallVector<Expr *, 4> Concs;
-    for (P::ExprContext *E : S->expr()) {
-      Expr *Built = buildRootExpr(E);
-      if (!Built)
-        return nullptr;
-      Concs.push_back(Built);
-    }
+    if (!buildRootExprs(S->expr(), Concs))
+      return nullptr;
     std::optional<Block> Body = buildBlock(S->block());
     if (!Body)
       return nullptr;
@@ -472,6 +555,17 @@ bool ASTBuilder::checkDepth(antlr4::ParserRuleContext *C, unsigned Depth) {
         << Limits.MaxExprDepth;
   DepthReported = true;
   return false;
+}
+
+bool ASTBuilder::buildRootExprs(const std::vector<P::ExprContext *> &Cs,
+                                llvm::SmallVectorImpl<Expr *> &Out) {
+  for (P::ExprContext *E : Cs) {
+    Expr *Built = buildRootExpr(E);
+    if (!Built)
+      return false;
+    Out.push_back(Built);
+  }
+  return true;
 }
 
 Expr *ASTBuilder::buildRootExpr(P::ExprContext *C) {

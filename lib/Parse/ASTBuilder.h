@@ -56,6 +56,9 @@ private:
   ast::Decl *buildDecl(P::DeclarationContext *C);
   ast::ImportDecl *buildImport(P::ImportDeclContext *C);
   std::optional<ast::Block> buildBlock(P::BlockContext *C);
+  ast::Decl *buildTune(P::TuneDeclContext *C);
+  bool buildTuneBody(P::TuneBodyContext *C,
+                     llvm::SmallVectorImpl<ast::TuneItem> &Items);
   void warnExtraSemicolon(antlr4::tree::TerminalNode *Semi);
 
   ast::Stmt *buildStmt(P::StatementContext *C);
@@ -69,6 +72,9 @@ private:
 
   /// The root of an expression tree: resets the depth check.
   ast::Expr *buildRootExpr(P::ExprContext *C);
+  /// buildRootExpr of each; false when one fails.
+  bool buildRootExprs(const std::vector<P::ExprContext *> &Cs,
+                      llvm::SmallVectorImpl<ast::Expr *> &Out);
   ast::Expr *buildExpr(P::ExprContext *C, unsigned Depth);
   ast::Expr *applyPostfixOrBinary(P::ExprContext *C, ast::Expr *LHS,
                                   unsigned Depth);

@@ -31,7 +31,8 @@ static TokenKind kindOf(size_t Type) {
   case L::ENUM: case L::KNOB: case L::EMIT: case L::FLAG: case L::SWITCH:
   case L::ARG: case L::ARGS: case L::ENV: case L::JSON: case L::YAML:
   case L::JSON_FILE: case L::EACH: case L::SPREAD: case L::WHERE:
-  case L::FLOOR: case L::CEIL: case L::ROUND:
+  case L::FLOOR: case L::CEIL: case L::ROUND: case L::TUNE: case L::MAXIMIZE:
+  case L::MINIMIZE:
     return TokenKind::ContextualKeyword;
   case L::INT:
   case L::HEX_INT:

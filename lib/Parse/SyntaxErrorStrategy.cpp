@@ -54,6 +54,9 @@ static bool isIdentLike(size_t Type) {
   case P_::FILE:
   case P_::EACH:
   case P_::SPREAD:
+  case P_::TUNE:
+  case P_::MAXIMIZE:
+  case P_::MINIMIZE:
     return true;
   default:
     return false;

@@ -14,6 +14,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <set>
+
 using namespace arecipe;
 using namespace arecipe::sema;
 
@@ -252,6 +254,18 @@ bool SemaImpl::analyze(std::vector<SetOption> Sets) {
           if (const Symbol *S = lookupSymbol(*Main, E->getName().Name))
             if (S->K == Symbol::Entity && S->Ent->Decl == E)
               analyzeRecipe(*S->Ent);
+  // A `tune` block of the main file may name a recipe it imports: that
+  // recipe is analysed as if it were the file's own (docs/tuning.md).
+  std::set<const ast::EntityDecl *> Tuned;
+  if (Main && Main->AST)
+    for (ast::Decl *D : Main->AST->getDecls())
+      if (auto *T = llvm::dyn_cast<ast::TuneDecl>(D))
+        if (const Symbol *S = lookupSymbol(*Main, T->getRecipe().Name))
+          if (S->K == Symbol::Entity && S->Ent->Decl &&
+              S->Ent->Decl->getEntityKind() == ast::EntityKind::Recipe &&
+              !llvm::is_contained(Main->AST->getDecls(), S->Ent->Decl) &&
+              Tuned.insert(S->Ent->Decl).second)
+            analyzeRecipe(*S->Ent);
   Sink->flush();
   return !Diags.hasErrors();
 }

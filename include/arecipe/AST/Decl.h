@@ -111,6 +111,45 @@ private:
   Expr *Value;
 };
 
+/// One item of a `tune` block (docs/tuning.md): a scope (`band NAME { ... }`,
+/// `at conc 8, 12 { ... }`) holding items, the objective (`maximize M`),
+/// a candidate set (`dcp in [1, 8]`) or an SLA constraint (`p90_ttft <= 2s`).
+struct TuneItem {
+  enum Kind : uint8_t { Band, At, Objective, Candidates, Constraint };
+  Kind K = Candidates;
+  llvm::SMRange Range;
+  /// The band, the metric of the objective or constraint, or the knob.
+  Identifier Name;
+  bool Maximize = true;    ///< Objective.
+  BinaryOp Op = BinaryOp::Eq; ///< Constraint: the comparison.
+  Expr *Value = nullptr;   ///< Candidates: the set; Constraint: the bound.
+  Identifier Unit;         ///< Constraint: `tok/s/user` after the bound.
+  llvm::ArrayRef<Expr *> Concs;      ///< At: the concurrencies as written.
+  llvm::ArrayRef<TuneItem> Items;    ///< Band and At: what they hold.
+};
+
+/// `tune NAME for RECIPE { ... }`: the search space of arecipe-tune over the
+/// recipe named RECIPE (of this file or of one it imports). Compiling a file
+/// checks its tune blocks (lib/Sema/SemaTune.cpp) and lowers nothing from
+/// them: only arecipe-tune reads them.
+class TuneDecl : public Decl {
+public:
+  TuneDecl(llvm::SMRange R, Identifier Name, Identifier Recipe,
+           llvm::ArrayRef<TuneItem> Items)
+      : Decl(NodeKind::TuneDecl, R), Name(Name), Recipe(Recipe), Items(Items) {}
+  const Identifier &getName() const { return Name; }
+  const Identifier &getRecipe() const { return Recipe; }
+  llvm::ArrayRef<TuneItem> getItems() const { return Items; }
+  static bool classof(const Node *N) {
+    return N->getKind() == NodeKind::TuneDecl;
+  }
+
+private:
+  Identifier Name;
+  Identifier Recipe;
+  llvm::ArrayRef<TuneItem> Items;
+};
+
 /// One source file. Its name is the SourceMgr buffer's identifier.
 class File : public Node {
 public:

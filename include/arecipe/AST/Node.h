@@ -27,8 +27,9 @@ enum class NodeKind : uint8_t {
   EntityDecl,
   EnumDecl,
   LetDecl,
+  TuneDecl,
   FirstDecl = ImportDecl,
-  LastDecl = LetDecl,
+  LastDecl = TuneDecl,
 
   // Statements (inside bodies).
   AssignStmt,

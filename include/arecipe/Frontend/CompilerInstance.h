@@ -23,6 +23,7 @@
 #define ARECIPE_FRONTEND_COMPILERINSTANCE_H
 
 #include "arecipe/Frontend/CompilerInvocation.h"
+#include "arecipe/Sema/Tune.h"
 
 #include "llvm/ADT/IntrusiveRefCntPtr.h"
 #include "llvm/Support/VirtualFileSystem.h"
@@ -98,6 +99,9 @@ public:
   Status analyze();
   /// Sema's result, after analyze() returned Ok or Failed past parsing.
   const sema::Compilation &getSema() const;
+  /// The search spaces of the main file's `tune` blocks, checked by
+  /// analyze() once the recipes are (docs/tuning.md); empty after errors.
+  const std::vector<sema::TuneSpace> &getTuneSpaces() const;
 
   /// analyze(), then the launch plan's lowering (the invocation's Recipe,
   /// or all recipes of the file), checked: every cell has been lowered
