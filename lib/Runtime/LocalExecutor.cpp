@@ -5,6 +5,7 @@
 #include "arecipe/Runtime/CellRunner.h"
 #include "arecipe/Runtime/LaunchCommand.h"
 #include "arecipe/Runtime/Preflight.h"
+#include "arecipe/Runtime/Repeats.h"
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Support/AtomicFile.h"
@@ -17,6 +18,7 @@
 
 #include <filesystem>
 #include <iterator>
+#include <memory>
 #include <set>
 
 namespace arecipe::runtime {
@@ -145,6 +147,10 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) 
   if (S.Simulate)
     fmt::format_to(std::back_inserter(Out), "simulated: engines replaced by {}, time scale {}\n",
                    S.SimulatorPath, S.TimeScale);
+  if (S.Repeat > 1)
+    fmt::format_to(std::back_inserter(Out),
+                   "repeats: every cell {} times; repeat K >= 2 in {}/repeats/K\n", S.Repeat,
+                   S.OutDir);
   for (const Cell *C : Cells) {
     if (S.Resume)
       fmt::format_to(std::back_inserter(Out),
@@ -201,28 +207,87 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
       Progress.message("error: " + Err);
     return Written;
   };
+  // --repeat N: repeats 2..N of every cell go to results directories of
+  // their own, OUT/repeats/K (Repeats.h), each with its settings and store.
+  int Repeats = OnAllocation ? 1 : std::max(1, S.Repeat);
+  std::vector<RunSettings> RepeatSettings(size_t(Repeats), S);
+  std::vector<std::unique_ptr<ResultStore>> RepeatStores;
+  for (int K = 2; K <= Repeats; ++K) {
+    RunSettings &SK = RepeatSettings[size_t(K - 1)];
+    SK.OutDir = repeatOutDir(S.OutDir, K);
+    auto Store = std::make_unique<ResultStore>(SK.OutDir, S.Simulate, S.TimeScale);
+    bool Made = makeRealDirectory(S.OutDir + "/repeats", Err) && Store->create(Err) &&
+                support::writeFileAtomically(SK.OutDir + "/plan.json", redactPlanText(PlanText),
+                                             Err);
+    if (Made && S.Simulate)
+      Made = makeRealDirectory(SK.OutDir + "/.sim-gpu-memory", Err) &&
+             makeRealDirectory(simulatedGpuMemoryDir(SK), Err) &&
+             makeRealDirectory(simulatedHfHome(SK), Err);
+    if (!Made) {
+      Progress.message("error: " + Err);
+      return 2;
+    }
+    RepeatStores.push_back(std::move(Store));
+  }
+  auto StoreOf = [&](int K) -> const ResultStore & {
+    return K == 1 ? Store : *RepeatStores[size_t(K - 2)];
+  };
   for (size_t I = 0; I < Cells.size(); ++I) {
     const Cell &C = *Cells[I];
-    Progress.beginCell(I + 1, Cells.size(), C.Id);
-    if (std::optional<std::string> Status =
-            skipFinishedCell(Store, C, S, Progress, I + 1, Cells.size())) {
-      ++Skipped;
-      (*Status == "ok" ? Ok : Bad)++;
-      continue;
+    bool CellOk = true, AllSkipped = true, Interrupted = false;
+    for (int K = 1; K <= Repeats && !Interrupted; ++K) {
+      std::string Label =
+          Repeats > 1 ? fmt::format("{} (repeat {}/{})", C.Id, K, Repeats) : C.Id;
+      Progress.beginCell(I + 1, Cells.size(), Label);
+      if (std::optional<std::string> Status =
+              skipFinishedCell(StoreOf(K), C, S, Progress, I + 1, Cells.size())) {
+        CellOk = CellOk && *Status == "ok";
+        continue;
+      }
+      AllSkipped = false;
+      CellOutcome O;
+      if (C.Nodes > 1 && !OnAllocation) {
+        O.Status = CellStatus::Failed;
+        O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm", C.Nodes);
+      } else {
+        O = runCell(Plan, C, RepeatSettings[size_t(K - 1)], StoreOf(K), Progress);
+      }
+      Progress.endCell(cellStatusName(O.Status), O.Reason.substr(0, O.Reason.find('\n')));
+      if (O.Status == CellStatus::Interrupted) {
+        Interrupted = true;
+        break;
+      }
+      CellOk = CellOk && O.Status == CellStatus::Ok;
+      if (K > 1 && !StoreOf(K).writeSweep(Plan, S.Simulate, S.TimeScale, Err))
+        Progress.message("error: " + Err);
     }
-    CellOutcome O;
-    if (C.Nodes > 1 && !OnAllocation) {
-      O.Status = CellStatus::Failed;
-      O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm", C.Nodes);
-    } else {
-      O = runCell(Plan, C, S, Store, Progress);
+    // The figures over the repeats go into repeat 1's summary, which every
+    // table and the report read; written again on a resume, as repeats end.
+    if (Repeats > 1 && !Interrupted) {
+      std::vector<std::optional<nlohmann::ordered_json>> Runs;
+      for (int K = 1; K <= Repeats; ++K)
+        Runs.push_back(StoreOf(K).finishedSummary(C));
+      if (std::optional<nlohmann::ordered_json> First = Runs.front()) {
+        nlohmann::ordered_json Figures = repeatFigures(Runs, Repeats);
+        if (!First->contains("arecipe_repeats") || (*First)["arecipe_repeats"] != Figures) {
+          (*First)["arecipe_repeats"] = Figures;
+          if (!Store.writeCellSummary(C, *First, Err))
+            Progress.message("error: " + Err);
+          AllSkipped = false;
+        }
+        Progress.message(fmt::format("[{}/{}] {}: {}", I + 1, Cells.size(), C.Id,
+                                     describeRepeats(Figures)));
+      }
     }
-    Progress.endCell(cellStatusName(O.Status), O.Reason.substr(0, O.Reason.find('\n')));
-    if (O.Status == CellStatus::Interrupted) {
+    if (Interrupted) {
       Exit = 128 + stopSignal();
       break;
     }
-    (O.Status == CellStatus::Ok ? Ok : Bad)++;
+    if (AllSkipped)
+      ++Skipped;
+    (CellOk ? Ok : Bad)++;
+    if (AllSkipped)
+      continue;
     Stale = true;
     if (!OnAllocation && Clock::now() - LastRebuilt >= 4 * LastRebuildCost && !Rebuild())
       return 2;

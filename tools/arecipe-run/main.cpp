@@ -54,6 +54,10 @@ static cl::opt<bool> RetryFailed("retry-failed",
                                  cl::desc("With --resume: rerun the cells that finished failed "
                                           "or invalid too"),
                                  cl::cat(Category));
+static cl::opt<int> Repeat("repeat",
+                           cl::desc("Measure every cell N times; the summary gives mean, spread "
+                                    "and a 95% confidence interval (local executor)"),
+                           cl::init(1), cl::value_desc("N"), cl::cat(Category));
 static cl::opt<bool> CheckOnly("check", cl::desc("Validate the plan and exit"), cl::cat(Category));
 static cl::opt<std::string> Executor("executor", cl::desc("local (default) or slurm"),
                                      cl::init("local"), cl::cat(Category));
@@ -345,6 +349,11 @@ int main(int Argc, char **Argv) {
     return usageError("--retry-failed applies to --resume: it reruns the failed and invalid "
                       "cells that --resume would skip");
   S.RetryFailed = RetryFailed;
+  if (Repeat < 1 || Repeat > 1000)
+    return usageError(fmt::format("--repeat {}: expected a count from 1 to 1000", Repeat.getValue()));
+  if (Repeat > 1 && Executor != "local")
+    return usageError("--repeat: only the local executor runs repeats");
+  S.Repeat = Repeat;
   S.Simulate = Simulate;
   S.TimeScale = TimeScale;
   S.SimulatorPath = Simulator.empty() ? ownDirectory() + "/arecipe-sim" : Simulator.getValue();

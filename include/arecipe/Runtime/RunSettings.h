@@ -27,6 +27,8 @@ struct RunSettings {
   bool Resume = false;
   /// With Resume: rerun the cells that finished `failed` or `invalid` too.
   bool RetryFailed = false;
+  /// --repeat N: measure every cell N times (Repeats.h).
+  int Repeat = 1;
   /// The command lines, shell-quoted, that resume this sweep and that rerun
   /// its failed cells: what the console suggests at the end.
   std::string ResumeCommand, RetryCommand;
