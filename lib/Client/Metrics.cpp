@@ -33,8 +33,7 @@ double arecipe::client::studentT975(size_t Df) {
          (3 * Z7 + 19 * Z5 + 17 * Z3 - 15 * Z) / (384 * N * N * N);
 }
 
-arecipe::client::MeanInterval
-arecipe::client::meanInterval95(const std::vector<double> &Values) {
+arecipe::client::MeanInterval arecipe::client::meanInterval95(const std::vector<double> &Values) {
   MeanInterval M;
   M.Count = Values.size();
   if (Values.empty())

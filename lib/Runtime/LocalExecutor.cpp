@@ -216,9 +216,9 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
     RunSettings &SK = RepeatSettings[size_t(K - 1)];
     SK.OutDir = repeatOutDir(S.OutDir, K);
     auto Store = std::make_unique<ResultStore>(SK.OutDir, S.Simulate, S.TimeScale);
-    bool Made = makeRealDirectory(S.OutDir + "/repeats", Err) && Store->create(Err) &&
-                support::writeFileAtomically(SK.OutDir + "/plan.json", redactPlanText(PlanText),
-                                             Err);
+    bool Made =
+        makeRealDirectory(S.OutDir + "/repeats", Err) && Store->create(Err) &&
+        support::writeFileAtomically(SK.OutDir + "/plan.json", redactPlanText(PlanText), Err);
     if (Made && S.Simulate)
       Made = makeRealDirectory(SK.OutDir + "/.sim-gpu-memory", Err) &&
              makeRealDirectory(simulatedGpuMemoryDir(SK), Err) &&
@@ -236,8 +236,7 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
     const Cell &C = *Cells[I];
     bool CellOk = true, AllSkipped = true, Interrupted = false;
     for (int K = 1; K <= Repeats && !Interrupted; ++K) {
-      std::string Label =
-          Repeats > 1 ? fmt::format("{} (repeat {}/{})", C.Id, K, Repeats) : C.Id;
+      std::string Label = Repeats > 1 ? fmt::format("{} (repeat {}/{})", C.Id, K, Repeats) : C.Id;
       Progress.beginCell(I + 1, Cells.size(), Label);
       if (std::optional<std::string> Status =
               skipFinishedCell(StoreOf(K), C, S, Progress, I + 1, Cells.size())) {
@@ -275,8 +274,8 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
             Progress.message("error: " + Err);
           AllSkipped = false;
         }
-        Progress.message(fmt::format("[{}/{}] {}: {}", I + 1, Cells.size(), C.Id,
-                                     describeRepeats(Figures)));
+        Progress.message(
+            fmt::format("[{}/{}] {}: {}", I + 1, Cells.size(), C.Id, describeRepeats(Figures)));
       }
     }
     if (Interrupted) {

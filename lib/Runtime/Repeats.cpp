@@ -78,8 +78,8 @@ ordered_json repeatFigures(const std::vector<std::optional<ordered_json>> &Runs,
 }
 
 std::string describeRepeats(const ordered_json &Figures) {
-  std::string Out = fmt::format("{} of {} repeats ok", Figures.value("ok", 0),
-                                Figures.value("runs", 0));
+  std::string Out =
+      fmt::format("{} of {} repeats ok", Figures.value("ok", 0), Figures.value("runs", 0));
   const ordered_json *F = support::objectAt(Figures, "figures");
   for (const char *Key : {"total_tput_per_gpu", "p90_interactivity", "median_e2el"}) {
     const ordered_json *V = F ? support::objectAt(*F, Key) : nullptr;

@@ -350,7 +350,8 @@ int main(int Argc, char **Argv) {
                       "cells that --resume would skip");
   S.RetryFailed = RetryFailed;
   if (Repeat < 1 || Repeat > 1000)
-    return usageError(fmt::format("--repeat {}: expected a count from 1 to 1000", Repeat.getValue()));
+    return usageError(
+        fmt::format("--repeat {}: expected a count from 1 to 1000", Repeat.getValue()));
   if (Repeat > 1 && Executor != "local")
     return usageError("--repeat: only the local executor runs repeats");
   S.Repeat = Repeat;
