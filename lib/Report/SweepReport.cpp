@@ -29,6 +29,10 @@ std::string renderHeader(const SweepResults &S) {
   Out += fmt::format("<p class=\"facts\">{} {}</p>", fmt::join(Facts, " · "), timeBasisBadge(S));
   if (!S.RecipeFile.empty())
     Out += fmt::format("<p class=\"source\">recipe <code>{}</code></p>", escapeHtml(S.RecipeFile));
+  if (!S.Endpoint.empty())
+    Out += fmt::format("<p class=\"source\">measured at the external endpoint <code>{}</code>: "
+                       "the plan's server commands below were not run by this sweep</p>",
+                       escapeHtml(S.Endpoint));
   return Out + "</header>\n";
 }
 
@@ -70,7 +74,8 @@ std::string renderCards(const SweepResults &S) {
               BestIntvty ? fmt::format("at {}", escapeHtml(BestIntvty->Id)) : "");
   Out += card("Time basis", S.Simulated ? "Simulated" : "Measured",
               S.Simulated ? fmt::format("time scale {}×; figures in simulated time", S.TimeScale)
-                          : "on hardware");
+              : S.Endpoint.empty() ? "on hardware"
+                                   : "at an external endpoint");
   if (!Started.empty())
     Out += card("Started", escapeHtml(Started.substr(0, 10)),
                 escapeHtml(Started.size() > 11 ? Started.substr(11) : ""));

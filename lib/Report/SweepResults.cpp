@@ -278,6 +278,8 @@ void SweepResultsReader::refresh() {
       // results.json lags a cell behind when a run was killed; the summary
       // says as well whether its figures are simulated.
       const json *Run = support::objectAt(*Summary, "arecipe_run");
+      if (Run && Run->contains("endpoint"))
+        S.Endpoint = support::redact(stringAt(*Run, "endpoint"));
       if (Run && support::boolAt(*Run, "simulated", false)) {
         S.Simulated = true;
         S.TimeScale = numberAt(*Run, "/time_scale").value_or(S.TimeScale);

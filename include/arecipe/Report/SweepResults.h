@@ -85,6 +85,7 @@ struct SweepResults {
   std::string Recipe, RecipeFile, Model, Image, Hardware, Engine;
   bool Simulated = false;
   double TimeScale = 1;          ///< simulated seconds per wall second
+  std::string Endpoint; ///< the external server measured (--endpoint), or empty
   std::vector<CellResult> Cells; ///< in plan order (ascending concurrency)
 
   /// How a chart legend names this sweep: recipe and image.
