@@ -162,6 +162,26 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) 
   std::fwrite(Safe.data(), 1, Safe.size(), File);
 }
 
+namespace {
+
+/// Creates a results directory for S: its cells, the plan copy (unless
+/// PlanText is null: a node rank's plan copy is its submitter's) and, under
+/// --simulate, the simulator's sandboxes.
+bool prepareOutDir(const ResultStore &Store, const RunSettings &S, const std::string *PlanText,
+                   std::string &Err) {
+  // The plan copy is redacted as JSON, field by field (redactPlanText).
+  if (!Store.create(Err) ||
+      (PlanText &&
+       !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(*PlanText), Err)))
+    return false;
+  // The simulator's sandboxes are written by the engines: real directories.
+  return !S.Simulate || (makeRealDirectory(S.OutDir + "/.sim-gpu-memory", Err) &&
+                         makeRealDirectory(simulatedGpuMemoryDir(S), Err) &&
+                         makeRealDirectory(simulatedHfHome(S), Err));
+}
+
+} // namespace
+
 int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const RunSettings &S,
                   ProgressReport &Progress) {
   ResultStore Store(S.OutDir, S.Simulate, S.TimeScale);
@@ -170,17 +190,7 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   // the sweep files are the submitter's, which collects every cell. (The
   // caller holds the lock on --out: OutputLock.)
   bool OnAllocation = S.NodeRank >= 0;
-  bool Ready = Store.create(Err);
-  // The plan copy is redacted as JSON, field by field (redactPlanText).
-  Ready = Ready && (OnAllocation || support::writeFileAtomically(S.OutDir + "/plan.json",
-                                                                 redactPlanText(PlanText), Err));
-  // The simulator's sandboxes are written by the engines: real directories.
-  if (Ready && S.Simulate) {
-    Ready = makeRealDirectory(S.OutDir + "/.sim-gpu-memory", Err) &&
-            makeRealDirectory(simulatedGpuMemoryDir(S), Err) &&
-            makeRealDirectory(simulatedHfHome(S), Err);
-  }
-  if (!Ready) {
+  if (!prepareOutDir(Store, S, OnAllocation ? nullptr : &PlanText, Err)) {
     Progress.message("error: " + Err);
     return 2;
   }
@@ -216,14 +226,8 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
     RunSettings &SK = RepeatSettings[size_t(K - 1)];
     SK.OutDir = repeatOutDir(S.OutDir, K);
     auto Store = std::make_unique<ResultStore>(SK.OutDir, S.Simulate, S.TimeScale);
-    bool Made =
-        makeRealDirectory(S.OutDir + "/repeats", Err) && Store->create(Err) &&
-        support::writeFileAtomically(SK.OutDir + "/plan.json", redactPlanText(PlanText), Err);
-    if (Made && S.Simulate)
-      Made = makeRealDirectory(SK.OutDir + "/.sim-gpu-memory", Err) &&
-             makeRealDirectory(simulatedGpuMemoryDir(SK), Err) &&
-             makeRealDirectory(simulatedHfHome(SK), Err);
-    if (!Made) {
+    if (!makeRealDirectory(S.OutDir + "/repeats", Err) ||
+        !prepareOutDir(*Store, SK, &PlanText, Err)) {
       Progress.message("error: " + Err);
       return 2;
     }

@@ -64,14 +64,8 @@ ordered_json repeatFigures(const std::vector<std::optional<ordered_json>> &Runs,
     if (Values.empty())
       continue;
     client::MeanInterval M = client::meanInterval95(Values);
-    ordered_json F;
-    F["count"] = M.Count;
-    F["mean"] = M.Mean;
-    F["std"] = M.Std;
-    F["ci95_low"] = M.Low;
-    F["ci95_high"] = M.High;
-    F["values"] = Values;
-    Figures[H.Key] = F;
+    Figures[H.Key] = {{"count", M.Count},  {"mean", M.Mean},      {"std", M.Std},
+                      {"ci95_low", M.Low}, {"ci95_high", M.High}, {"values", Values}};
   }
   Out["figures"] = Figures;
   return Out;
