@@ -18,6 +18,43 @@ double arecipe::client::percentile(const std::vector<double> &Sorted, double P) 
   return Sorted[Lo] + (Sorted[Hi] - Sorted[Lo]) * Frac;
 }
 
+double arecipe::client::studentT975(size_t Df) {
+  static constexpr double Table[] = {
+      12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+      2.2010,  2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+      2.0796,  2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423};
+  if (Df == 0)
+    return 0;
+  if (Df <= 30)
+    return Table[Df - 1];
+  double Z = 1.959963984540054, N = double(Df);
+  double Z3 = Z * Z * Z, Z5 = Z3 * Z * Z, Z7 = Z5 * Z * Z;
+  return Z + (Z3 + Z) / (4 * N) + (5 * Z5 + 16 * Z3 + 3 * Z) / (96 * N * N) +
+         (3 * Z7 + 19 * Z5 + 17 * Z3 - 15 * Z) / (384 * N * N * N);
+}
+
+arecipe::client::MeanInterval arecipe::client::meanInterval95(const std::vector<double> &Values) {
+  MeanInterval M;
+  M.Count = Values.size();
+  if (Values.empty())
+    return M;
+  double Sum = 0;
+  for (double X : Values)
+    Sum += X;
+  M.Mean = Sum / double(Values.size());
+  M.Low = M.High = M.Mean;
+  if (Values.size() < 2)
+    return M;
+  double Sq = 0;
+  for (double X : Values)
+    Sq += (X - M.Mean) * (X - M.Mean);
+  M.Std = std::sqrt(Sq / double(Values.size() - 1));
+  double Half = studentT975(Values.size() - 1) * M.Std / std::sqrt(double(Values.size()));
+  M.Low = M.Mean - Half;
+  M.High = M.Mean + Half;
+  return M;
+}
+
 static void meanAndStd(const std::vector<double> &V, Distribution &D) {
   double Sum = 0;
   for (double X : V)

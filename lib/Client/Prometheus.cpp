@@ -227,35 +227,52 @@ static size_t appendBody(char *Ptr, size_t Size, size_t N, void *User) {
   return Size * N;
 }
 
-std::optional<std::string> arecipe::client::scrapeMetrics(const std::string &Url,
-                                                          std::string &Err, long TimeoutMs) {
+std::optional<std::string> arecipe::client::httpGetText(const std::string &Url,
+                                                        const std::vector<std::string> &Headers,
+                                                        long TimeoutMs, long &Status,
+                                                        std::string &Err) {
+  Status = 0;
   CURL *H = curl_easy_init();
   if (!H) {
     Err = "curl_easy_init failed";
     return std::nullopt;
   }
   ScrapeBody Body;
+  struct curl_slist *List = nullptr;
+  for (const std::string &Header : Headers)
+    List = curl_slist_append(List, Header.c_str());
   curl_easy_setopt(H, CURLOPT_URL, Url.c_str());
+  curl_easy_setopt(H, CURLOPT_HTTPHEADER, List);
   curl_easy_setopt(H, CURLOPT_WRITEFUNCTION, appendBody);
   curl_easy_setopt(H, CURLOPT_WRITEDATA, &Body);
   curl_easy_setopt(H, CURLOPT_TIMEOUT_MS, TimeoutMs);
   curl_easy_setopt(H, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(H, CURLOPT_NOPROXY, "*");
   CURLcode Rc = curl_easy_perform(H);
-  long Status = 0;
   curl_easy_getinfo(H, CURLINFO_RESPONSE_CODE, &Status);
   curl_easy_cleanup(H);
+  curl_slist_free_all(List);
   if (Body.TooLarge) {
-    Err = "the metrics response is larger than 64 MiB";
+    Err = "the response is larger than 64 MiB";
     return std::nullopt;
   }
   if (Rc != CURLE_OK) {
     Err = curl_easy_strerror(Rc);
     return std::nullopt;
   }
-  if (Status != 200) {
+  return std::move(Body.Text);
+}
+
+std::optional<std::string> arecipe::client::scrapeMetrics(const std::string &Url, std::string &Err,
+                                                          long TimeoutMs,
+                                                          const std::vector<std::string> &Headers) {
+  long Status = 0;
+  std::optional<std::string> Text = httpGetText(Url, Headers, TimeoutMs, Status, Err);
+  if (Text && Status != 200) {
     Err = "HTTP status " + std::to_string(Status);
     return std::nullopt;
   }
-  return std::move(Body.Text);
+  if (!Text && Err == "the response is larger than 64 MiB")
+    Err = "the metrics response is larger than 64 MiB";
+  return Text;
 }

@@ -117,8 +117,9 @@ void Driver::send(std::string Body, RequestRecord Record, std::vector<std::strin
   Result.PeakInFlight = std::max(Result.PeakInFlight, Loop.inFlight());
 }
 
-static std::optional<MetricTotals> scrape(const std::string &Url, std::string &Err) {
-  std::optional<std::string> Text = scrapeMetrics(Url, Err);
+static std::optional<MetricTotals> scrape(const Endpoint &Target, std::string &Err) {
+  std::optional<std::string> Text =
+      scrapeMetrics(Target.MetricsUrl, Err, 10000, Target.ExtraHeaders);
   if (!Text)
     return std::nullopt;
   return totalsByName(parsePrometheusText(*Text));
@@ -126,7 +127,7 @@ static std::optional<MetricTotals> scrape(const std::string &Url, std::string &E
 
 void Driver::beginWindow() {
   if (!Target.MetricsUrl.empty()) {
-    StartMetrics = scrape(Target.MetricsUrl, Result.ServerMetricsError);
+    StartMetrics = scrape(Target, Result.ServerMetricsError);
     if (!StartMetrics)
       Result.ServerMetricsError = "start scrape: " + Result.ServerMetricsError;
   }
@@ -146,7 +147,7 @@ void Driver::endWindow() {
     Result.ServerMetricsError = "end scrape skipped: the server stalled";
   } else if (StartMetrics) {
     std::string Err;
-    if (std::optional<MetricTotals> End = scrape(Target.MetricsUrl, Err))
+    if (std::optional<MetricTotals> End = scrape(Target, Err))
       Result.Server = diffServerMetrics(*StartMetrics, *End, Spec.NumSpecTokens);
     else
       Result.ServerMetricsError = "end scrape: " + Err;

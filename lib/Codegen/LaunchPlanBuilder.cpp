@@ -101,7 +101,7 @@ bool codegen::usesV11(const PlanCell &C) {
   if (const auto *A = std::get_if<AgenticWorkload>(&C.Client.Workload))
     return A->Endpoint.has_value();
   if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload))
-    return F->UseChatTemplate || F->Endpoint;
+    return F->UseChatTemplate || F->Endpoint || F->PromptMode;
   return false;
 }
 
@@ -561,6 +561,15 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
   if (ChatTemplate)
     W.UseChatTemplate = ChatTemplate->getBool();
   W.Endpoint = EndpointOf();
+  // An engine that takes token-id prompts gets exactly ISL tokens per
+  // prompt (docs/metrics.md, token-exact prompts); the ids exist only on the
+  // completions API, so not when the recipe asks for chat or its template.
+  const Value *TokenIds = field(Recipe->Engine, "prompt_token_ids");
+  if (TokenIds && TokenIds->kind() == sema::ValueKind::Bool && TokenIds->getBool() &&
+      !(W.UseChatTemplate && *W.UseChatTemplate) && W.Endpoint != ClientEndpoint::Chat) {
+    W.PromptMode = "token_ids";
+    W.Tokenizer = fieldString(Recipe->Model, "path");
+  }
   C.Workload = std::move(W);
   return C;
 }

@@ -120,6 +120,10 @@ struct WorkloadFields {
       W["use_chat_template"] = *F.UseChatTemplate;
     if (F.Endpoint)
       W["endpoint"] = endpointName(*F.Endpoint);
+    if (F.PromptMode) {
+      W["prompt_mode"] = *F.PromptMode;
+      W["tokenizer"] = F.Tokenizer;
+    }
   }
 };
 } // namespace

@@ -226,7 +226,8 @@ process() {
 }
 
 # client TARGET MODEL CONC KIND ARGS... (agentic: TRACE DURATION HEADER;
-# fixed: ISL OSL RATIO PROMPTS WARMUP RATE)
+# fixed: ISL OSL RATIO PROMPTS WARMUP RATE). The client's results stay in
+# $log_dir: vllm bench serve's result_CELL.json, aiperf's artifacts.
 client() {
   local target=$1 model=$2 conc=$3 kind=$4 url
   shift 4
@@ -245,7 +246,8 @@ client() {
     "${ARECIPE_BENCH:-vllm}" bench serve --base-url "$url" --model "$model" \
       --dataset-name random --random-input-len "$1" --random-output-len "$2" \
       --random-range-ratio "$3" --num-prompts "$4" --num-warmups "$5" \
-      --request-rate "${6/#0/inf}" --max-concurrency "$conc" --ignore-eos
+      --request-rate "${6/#0/inf}" --max-concurrency "$conc" --ignore-eos \
+      --save-result --result-dir "$log_dir" --result-filename "result_${cell:-$conc}.json"
   fi
 }
 )bash";

@@ -22,9 +22,10 @@
 
 namespace arecipe::report {
 
-/// The x metrics (P90 interactivity, P90 E2E-normalised interactivity) and
-/// y metrics (total, output throughput per GPU) a point is known by.
-enum XMetric { XInteractivity, XE2eNormInteractivity, NumXMetrics };
+/// The x metrics (P90 interactivity, P90 E2E-normalised interactivity,
+/// median E2E latency, where less is better) and y metrics (total, output
+/// throughput per GPU) a point is known by.
+enum XMetric { XInteractivity, XE2eNormInteractivity, XE2eLatency, NumXMetrics };
 enum YMetric { YTotalPerGpu, YOutputPerGpu, NumYMetrics };
 
 struct ChartPoint {
@@ -32,16 +33,36 @@ struct ChartPoint {
   int Conc = 0;
   double X[NumXMetrics] = {};
   double Y[NumYMetrics] = {};
+  /// The 95 % confidence interval of each figure over the cell's repeats
+  /// (docs/runtime.md, repeats), drawn as error bars; equal to the value when
+  /// the cell ran once.
+  double XLo[NumXMetrics] = {}, XHi[NumXMetrics] = {};
+  double YLo[NumYMetrics] = {}, YHi[NumYMetrics] = {};
   std::string Tip; ///< tooltip lines: a title, then "label\tvalue" rows
 };
 
+/// One configuration's points: the cells of one arm and band of a sweep.
 struct ChartSeries {
   std::string Name;
+  size_t Color = 0, Marker = 0; ///< indexes into the palette and the shapes
   std::vector<ChartPoint> Points;
 };
 
-/// The plotted points of a sweep: its `ok` cells with all four figures.
-ChartSeries seriesOf(const SweepResults &Sweep, const std::string &Name);
+/// The plotted points of a sweep, its `ok` cells with all the figures, one
+/// series per configuration: per arm and band, in plan order, so two arms
+/// (TP4 and TP8) or two bands never share a frontier. Each is named by its
+/// arm and band, after Name when Name is not empty; a sweep of one
+/// configuration is one series named Name. Configurations without a valid
+/// cell are left out (but always one series, maybe empty). Series get
+/// consecutive colours and markers from FirstColor; with SharedColor, all take
+/// FirstColor and differ by marker (a comparison colours by sweep).
+std::vector<ChartSeries> seriesOf(const SweepResults &Sweep, const std::string &Name,
+                                  size_t FirstColor = 0, bool SharedColor = false);
+
+/// Indexes of the points no other point beats on both axes (more
+/// throughput, and more interactivity or less latency), by ascending x.
+std::vector<size_t> paretoFrontier(const std::vector<const ChartPoint *> &Points, XMetric XM,
+                                   YMetric YM);
 
 /// The colour of series I, from a palette safe for colour-blind readers.
 const char *seriesColor(size_t I);

@@ -181,7 +181,8 @@ std::string renderKnobDiffs(const std::vector<SweepResults> &Sweeps,
       if (std::all_of(Values.begin(), Values.end(),
                       [&](const std::string &V) { return V == Values[0]; }))
         continue;
-      // The concurrency is written once per group of rows, as in a printed table.
+      // The concurrency is written once per group of rows, as in a printed
+      // table.
       Rows += fmt::format("<tr{}><td class=\"num\">{}</td><td><code>{}</code></td>",
                           Conc == LastConc ? "" : " class=\"group-start\"",
                           Conc == LastConc ? "" : std::to_string(Conc), escapeHtml(Name));
@@ -232,8 +233,11 @@ std::string renderComparisonReport(const std::vector<SweepResults> &Sweeps,
                                    const std::string &OutputDir) {
   std::vector<std::string> Names = seriesNames(Sweeps);
   std::vector<ChartSeries> Series;
+  // A sweep keeps its colour; its configurations (arms, bands) differ by
+  // marker.
   for (size_t I = 0; I < Sweeps.size(); ++I)
-    Series.push_back(seriesOf(Sweeps[I], Names[I]));
+    for (ChartSeries &S : seriesOf(Sweeps[I], Names[I], I, /*SharedColor=*/true))
+      Series.push_back(std::move(S));
   std::string Out = pageHead("Sweep comparison — arecipe");
   // The title names recipes only; the cards and the legend add the images.
   std::vector<std::string> Recipes;

@@ -29,6 +29,10 @@ std::string renderHeader(const SweepResults &S) {
   Out += fmt::format("<p class=\"facts\">{} {}</p>", fmt::join(Facts, " · "), timeBasisBadge(S));
   if (!S.RecipeFile.empty())
     Out += fmt::format("<p class=\"source\">recipe <code>{}</code></p>", escapeHtml(S.RecipeFile));
+  if (!S.Endpoint.empty())
+    Out += fmt::format("<p class=\"source\">measured at the external endpoint <code>{}</code>: "
+                       "the plan's server commands below were not run by this sweep</p>",
+                       escapeHtml(S.Endpoint));
   return Out + "</header>\n";
 }
 
@@ -70,7 +74,8 @@ std::string renderCards(const SweepResults &S) {
               BestIntvty ? fmt::format("at {}", escapeHtml(BestIntvty->Id)) : "");
   Out += card("Time basis", S.Simulated ? "Simulated" : "Measured",
               S.Simulated ? fmt::format("time scale {}×; figures in simulated time", S.TimeScale)
-                          : "on hardware");
+              : S.Endpoint.empty() ? "on hardware"
+                                   : "at an external endpoint");
   if (!Started.empty())
     Out += card("Started", escapeHtml(Started.substr(0, 10)),
                 escapeHtml(Started.size() > 11 ? Started.substr(11) : ""));
@@ -204,6 +209,28 @@ std::string renderKnobRows(const SweepResults &S, const std::vector<std::string>
   return Out;
 }
 
+/// The varying knobs pivoted: one row per cell, one column per knob.
+std::string renderPivotedKnobs(const SweepResults &S, const std::vector<std::string> &Names) {
+  std::string Out = "<thead><tr><th>cell</th>";
+  for (const std::string &Name : Names)
+    Out += fmt::format("<th><code>{}</code></th>", escapeHtml(Name));
+  Out += "</tr></thead><tbody>";
+  for (const CellResult &C : S.Cells) {
+    Out += fmt::format("<tr data-cell=\"{0}\"><th scope=\"row\">{0}</th>", escapeHtml(C.Id));
+    for (const std::string &Name : Names) {
+      auto K = std::find_if(C.Knobs.begin(), C.Knobs.end(),
+                            [&](const KnobValue &V) { return V.Name == Name; });
+      if (K == C.Knobs.end())
+        Out += "<td class=\"muted\">–</td>";
+      else
+        Out += fmt::format("<td class=\"level-{}\" data-tip=\"{}\">{}</td>", escapeHtml(K->Level),
+                           escapeAttr(provenanceTip(*K, C)), escapeHtml(shortKnobValue(K->Value)));
+    }
+    Out += "</tr>";
+  }
+  return Out + "</tbody>";
+}
+
 std::string renderKnobs(const SweepResults &S) {
   std::set<std::string> All;
   for (const CellResult &C : S.Cells)
@@ -230,6 +257,7 @@ std::string renderKnobs(const SweepResults &S) {
   std::string Out = "<div class=\"level-key\">Set by: <span "
                     "class=\"level-default\">default</span>"
                     "<span class=\"level-recipe\">recipe</span><span "
+                    "class=\"level-arm\">arm</span><span "
                     "class=\"level-band\">band"
                     "</span><span class=\"level-at-conc\">at conc</span><span "
                     "class=\"level-server-from\">server from</span><span "
@@ -238,8 +266,22 @@ std::string renderKnobs(const SweepResults &S) {
                     "it was set.</div>";
   Out += fmt::format("<h3>Varying across cells <span class=\"muted\">({})</span></h3>",
                      Varying.size());
-  Out += "<div class=\"table-wrap\"><table class=\"knobs\">" + Head + "<tbody>" +
-         renderKnobRows(S, Varying) + "</tbody></table></div>";
+  // Knobs as rows reads best for a few cells; past eight, one row per cell
+  // (the pivot) fits the page, and the other layout stays a click away.
+  bool Pivot = S.Cells.size() > 8;
+  Out += fmt::format("<div class=\"knob-tables\"><fieldset class=\"segmented knob-view\">"
+                     "<legend>rows</legend><label><input type=\"radio\" name=\"knob-view\" "
+                     "value=\"knobs\"{}><span>Knobs</span></label><label><input "
+                     "type=\"radio\" "
+                     "name=\"knob-view\" "
+                     "value=\"cells\"{}><span>Cells</span></label></fieldset>",
+                     Pivot ? "" : " checked", Pivot ? " checked" : "");
+  Out += fmt::format("<div data-view=\"knobs\"{}><div class=\"table-wrap tall\"><table "
+                     "class=\"knobs\">{}<tbody>{}</tbody></table></div></div>",
+                     Pivot ? " hidden" : "", Head, renderKnobRows(S, Varying));
+  Out += fmt::format("<div data-view=\"cells\"{}><div class=\"table-wrap tall\"><table "
+                     "class=\"knobs pivot\">{}</table></div></div></div>",
+                     Pivot ? "" : " hidden", renderPivotedKnobs(S, Varying));
   Out += fmt::format("<details><summary>Same in every cell ({})</summary><div "
                      "class=\"table-wrap\"><table class=\"knobs\">{}<tbody>{}</tbody></table>"
                      "</div></details>\n",
@@ -284,8 +326,11 @@ std::string renderSweepReport(const SweepResults &S) {
   std::string Out = pageHead(S.Recipe + " — arecipe sweep report");
   Out += renderHeader(S);
   Out += renderCards(S);
-  Out += section("chart", "Throughput per GPU against interactivity",
-                 renderParetoFigure({seriesOf(S, S.label())}));
+  // On its own page a sweep's configurations are named by arm and band alone.
+  std::vector<ChartSeries> Series = seriesOf(S, "");
+  if (Series.size() == 1)
+    Series[0].Name = S.label();
+  Out += section("chart", "Throughput per GPU against interactivity", renderParetoFigure(Series));
   Out += section("cells", "Cells", renderCellTable(S));
   Out += section("latency", "Latency distributions", renderDistributionFigure(S));
   Out += section("problems", "Failed and invalid cells", renderProblems(S));

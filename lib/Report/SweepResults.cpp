@@ -85,6 +85,39 @@ void readServerCommand(const json &PlanCell, CellResult &C) {
   }
 }
 
+/// The cell's figures over its repeats (`arecipe_repeats`, written by
+/// `arecipe-run --repeat N`); absent for a cell run once.
+void readRepeats(const json &S, CellResult &C) {
+  const json *R = support::objectAt(S, "arecipe_repeats");
+  if (!R)
+    return;
+  C.Repeats.Runs = std::max(1, intAt(*R, "runs"));
+  const json *Figures = support::objectAt(*R, "figures");
+  if (!Figures)
+    return;
+  auto Read = [&](const char *Key) -> std::optional<Spread> {
+    const json *F = support::objectAt(*Figures, Key);
+    if (!F)
+      return std::nullopt;
+    Spread Out;
+    Out.Count = size_t(std::max(0, intAt(*F, "count")));
+    std::optional<double> Mean = numberAt(*F, "/mean"), Std = numberAt(*F, "/std"),
+                          Lo = numberAt(*F, "/ci95_low"), Hi = numberAt(*F, "/ci95_high");
+    if (!Mean)
+      return std::nullopt;
+    Out.Mean = *Mean;
+    Out.Std = Std.value_or(0);
+    Out.CiLow = Lo.value_or(*Mean);
+    Out.CiHigh = Hi.value_or(*Mean);
+    return Out;
+  };
+  C.Repeats.TotalPerGpu = Read("total_tput_per_gpu");
+  C.Repeats.OutputPerGpu = Read("output_tput_per_gpu");
+  C.Repeats.P90Interactivity = Read("p90_interactivity");
+  C.Repeats.P90E2eNormInteractivity = Read("p90_e2e_norm_interactivity");
+  C.Repeats.E2eP50 = Read("median_e2el");
+}
+
 void readSummary(const json &S, CellResult &C) {
   const json *RunObject = support::objectAt(S, "arecipe_run");
   const json Run = RunObject ? *RunObject : json::object();
@@ -113,6 +146,7 @@ void readSummary(const json &S, CellResult &C) {
   C.PrefixCacheHitRate = numberAt(S, "/server_metrics/prefix_cache_hit_rate");
   C.RequestsTotal = numberAt(S, "/num_requests_total");
   C.RequestsSuccessful = numberAt(S, "/num_requests_successful");
+  readRepeats(S, C);
 }
 
 /// TTFT, ITL and E2E of every successful measured request, by the formulas
@@ -211,6 +245,7 @@ bool SweepResultsReader::load(const std::string &Dir, std::string &Err) {
     CellResult C;
     C.Id = stringAt(PlanCell, "id");
     C.Conc = intAt(PlanCell, "conc");
+    C.Arm = stringAt(PlanCell, "arm");
     C.Band = stringAt(PlanCell, "band");
     C.ServerFrom = stringAt(PlanCell, "server_from");
     C.Gpus = intAt(PlanCell, "gpus");
@@ -243,6 +278,8 @@ void SweepResultsReader::refresh() {
       // results.json lags a cell behind when a run was killed; the summary
       // says as well whether its figures are simulated.
       const json *Run = support::objectAt(*Summary, "arecipe_run");
+      if (Run && Run->contains("endpoint"))
+        S.Endpoint = support::redact(stringAt(*Run, "endpoint"));
       if (Run && support::boolAt(*Run, "simulated", false)) {
         S.Simulated = true;
         S.TimeScale = numberAt(*Run, "/time_scale").value_or(S.TimeScale);

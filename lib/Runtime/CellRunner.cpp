@@ -933,7 +933,8 @@ std::string CellExecution::validityProblem(const client::RunResult &Run,
 bool CellExecution::measure(ordered_json &ClientSummary) {
   CurrentPhase = "measure";
   RunningProcess *Target = find(C.Client.Target);
-  if (!Target && multiNode()) {
+  bool External = !S.Endpoint.Url.empty(); // --endpoint: nothing was started
+  if (!Target && multiNode() && !External) {
     failWith(CellStatus::Failed,
              fmt::format("the client target '{}' runs on node rank {}, but the client runs on "
                          "node rank 0",
@@ -941,7 +942,7 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
     return false;
   }
   std::optional<int> Port = Target ? Target->Probe->port() : std::nullopt;
-  if (!Port) {
+  if (!Port && !External) {
     failWith(CellStatus::Failed, fmt::format("client target '{}' has no port", C.Client.Target));
     return false;
   }
@@ -952,13 +953,16 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
     return false;
   }
   client::Endpoint Endpoint;
-  Endpoint.BaseUrl = fmt::format("http://127.0.0.1:{}", *Port);
-  Endpoint.Model = C.Client.ServedModelName;
+  Endpoint.BaseUrl = External ? S.Endpoint.Url : fmt::format("http://127.0.0.1:{}", *Port);
+  Endpoint.Model =
+      External && !S.Endpoint.Model.empty() ? S.Endpoint.Model : C.Client.ServedModelName;
+  Endpoint.ExtraHeaders = S.Endpoint.Headers;
   // Token-id prompts exist only on the completions API.
   if (const auto *X = std::get_if<client::FixedWorkload>(&Spec.Kind);
       X && X->Prompt == client::PromptMode::TokenIds)
     Endpoint.Api = client::ApiKind::Completions;
-  Endpoint.MetricsUrl = Endpoint.BaseUrl + Target->Spec->HttpEndpoints->Metrics;
+  Endpoint.MetricsUrl = External ? Endpoint.BaseUrl + S.Endpoint.MetricsPath
+                                 : Endpoint.BaseUrl + Target->Spec->HttpEndpoints->Metrics;
 
   Progress.phase("measuring");
   // What the ETA is measured against: the measured requests of a fixed
@@ -1201,6 +1205,8 @@ CellOutcome CellExecution::run() {
   Run["simulated"] = S.Simulate;
   Run["time_scale"] = S.Simulate ? S.TimeScale : 1.0;
   Run["time_basis"] = S.Simulate ? "simulated" : "wall";
+  if (!S.Endpoint.Url.empty())
+    Run["endpoint"] = S.Endpoint.Url;
   Run["cell_digest"] = C.Digest;
   Run["started_at"] = StartedAt;
   Run["wall_seconds"] = seconds(Clock::now() - Started);

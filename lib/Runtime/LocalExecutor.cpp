@@ -6,6 +6,7 @@
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/LaunchCommand.h"
 #include "arecipe/Runtime/Preflight.h"
+#include "arecipe/Runtime/Repeats.h"
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/StopRequest.h"
 #include "arecipe/Support/AtomicFile.h"
@@ -18,6 +19,7 @@
 
 #include <filesystem>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -221,6 +223,10 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) 
   if (S.Simulate)
     fmt::format_to(std::back_inserter(Out), "simulated: engines replaced by {}, time scale {}\n",
                    S.SimulatorPath, S.TimeScale);
+  if (S.Repeat > 1)
+    fmt::format_to(std::back_inserter(Out),
+                   "repeats: every cell {} times; repeat K >= 2 in {}/repeats/K\n", S.Repeat,
+                   S.OutDir);
   for (const Cell *C : Cells) {
     if (S.Resume)
       fmt::format_to(std::back_inserter(Out),
@@ -232,6 +238,26 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) 
   std::fwrite(Safe.data(), 1, Safe.size(), File);
 }
 
+namespace {
+
+/// Creates a results directory for S: its cells, the plan copy (unless
+/// PlanText is null: a node rank's plan copy is its submitter's) and, under
+/// --simulate, the simulator's sandboxes.
+bool prepareOutDir(const ResultStore &Store, const RunSettings &S, const std::string *PlanText,
+                   std::string &Err) {
+  // The plan copy is redacted as JSON, field by field (redactPlanText).
+  if (!Store.create(Err) ||
+      (PlanText &&
+       !support::writeFileAtomically(S.OutDir + "/plan.json", redactPlanText(*PlanText), Err)))
+    return false;
+  // The simulator's sandboxes are written by the engines: real directories.
+  return !S.Simulate || (makeRealDirectory(S.OutDir + "/.sim-gpu-memory", Err) &&
+                         makeRealDirectory(simulatedGpuMemoryDir(S), Err) &&
+                         makeRealDirectory(simulatedHfHome(S), Err));
+}
+
+} // namespace
+
 int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const RunSettings &S,
                   ProgressReport &Progress) {
   ResultStore Store(S.OutDir, S.Simulate, S.TimeScale);
@@ -240,17 +266,7 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   // the sweep files are the submitter's, which collects every cell. (The
   // caller holds the lock on --out: OutputLock.)
   bool OnAllocation = S.NodeRank >= 0;
-  bool Ready = Store.create(Err);
-  // The plan copy is redacted as JSON, field by field (redactPlanText).
-  Ready = Ready && (OnAllocation || support::writeFileAtomically(S.OutDir + "/plan.json",
-                                                                 redactPlanText(PlanText), Err));
-  // The simulator's sandboxes are written by the engines: real directories.
-  if (Ready && S.Simulate) {
-    Ready = makeRealDirectory(S.OutDir + "/.sim-gpu-memory", Err) &&
-            makeRealDirectory(simulatedGpuMemoryDir(S), Err) &&
-            makeRealDirectory(simulatedHfHome(S), Err);
-  }
-  if (!Ready) {
+  if (!prepareOutDir(Store, S, OnAllocation ? nullptr : &PlanText, Err)) {
     Progress.message("error: " + Err);
     return 2;
   }
@@ -277,32 +293,85 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
       Progress.message("error: " + Err);
     return Written;
   };
+  // --repeat N: repeats 2..N of every cell go to results directories of
+  // their own, OUT/repeats/K (Repeats.h), each with its settings and store.
+  int Repeats = OnAllocation ? 1 : std::max(1, S.Repeat);
+  std::vector<RunSettings> RepeatSettings(size_t(Repeats), S);
+  std::vector<std::unique_ptr<ResultStore>> RepeatStores;
+  for (int K = 2; K <= Repeats; ++K) {
+    RunSettings &SK = RepeatSettings[size_t(K - 1)];
+    SK.OutDir = repeatOutDir(S.OutDir, K);
+    auto Store = std::make_unique<ResultStore>(SK.OutDir, S.Simulate, S.TimeScale);
+    if (!makeRealDirectory(S.OutDir + "/repeats", Err) ||
+        !prepareOutDir(*Store, SK, &PlanText, Err)) {
+      Progress.message("error: " + Err);
+      return 2;
+    }
+    RepeatStores.push_back(std::move(Store));
+  }
+  auto StoreOf = [&](int K) -> const ResultStore & {
+    return K == 1 ? Store : *RepeatStores[size_t(K - 2)];
+  };
   for (size_t I = 0; I < Cells.size(); ++I) {
     const Cell &C = *Cells[I];
-    Progress.beginCell(I + 1, Cells.size(), C.Id);
-    if (std::optional<std::string> Status =
-            skipFinishedCell(Store, C, S, Progress, I + 1, Cells.size())) {
-      ++Skipped;
-      (*Status == "ok" ? Ok : Bad)++;
-      continue;
+    bool CellOk = true, AllSkipped = true, Interrupted = false;
+    for (int K = 1; K <= Repeats && !Interrupted; ++K) {
+      std::string Label = Repeats > 1 ? fmt::format("{} (repeat {}/{})", C.Id, K, Repeats) : C.Id;
+      Progress.beginCell(I + 1, Cells.size(), Label);
+      if (std::optional<std::string> Status =
+              skipFinishedCell(StoreOf(K), C, S, Progress, I + 1, Cells.size())) {
+        CellOk = CellOk && *Status == "ok";
+        continue;
+      }
+      AllSkipped = false;
+      CellOutcome O;
+      const RunSettings &RS = RepeatSettings[size_t(K - 1)];
+      if (C.Nodes > 1 && !OnAllocation && RS.Simulate && !RS.RankCommand.empty()) {
+        O = runLocalRanks(Plan, C, RS, StoreOf(K), Progress);
+      } else if (C.Nodes > 1 && !OnAllocation) {
+        O.Status = CellStatus::Failed;
+        O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm (or "
+                               "simulate it with --simulate)",
+                               C.Nodes);
+      } else {
+        O = runCell(Plan, C, RS, StoreOf(K), Progress);
+      }
+      Progress.endCell(cellStatusName(O.Status), O.Reason.substr(0, O.Reason.find('\n')));
+      if (O.Status == CellStatus::Interrupted) {
+        Interrupted = true;
+        break;
+      }
+      CellOk = CellOk && O.Status == CellStatus::Ok;
+      if (K > 1 && !StoreOf(K).writeSweep(Plan, S.Simulate, S.TimeScale, Err))
+        Progress.message("error: " + Err);
     }
-    CellOutcome O;
-    if (C.Nodes > 1 && !OnAllocation && S.Simulate && !S.RankCommand.empty()) {
-      O = runLocalRanks(Plan, C, S, Store, Progress);
-    } else if (C.Nodes > 1 && !OnAllocation) {
-      O.Status = CellStatus::Failed;
-      O.Reason = fmt::format("the cell spans {} nodes; run it with --executor slurm (or "
-                             "simulate it with --simulate)",
-                             C.Nodes);
-    } else {
-      O = runCell(Plan, C, S, Store, Progress);
+    // The figures over the repeats go into repeat 1's summary, which every
+    // table and the report read; written again on a resume, as repeats end.
+    if (Repeats > 1 && !Interrupted) {
+      std::vector<std::optional<nlohmann::ordered_json>> Runs;
+      for (int K = 1; K <= Repeats; ++K)
+        Runs.push_back(StoreOf(K).finishedSummary(C));
+      if (std::optional<nlohmann::ordered_json> First = Runs.front()) {
+        nlohmann::ordered_json Figures = repeatFigures(Runs, Repeats);
+        if (!First->contains("arecipe_repeats") || (*First)["arecipe_repeats"] != Figures) {
+          (*First)["arecipe_repeats"] = Figures;
+          if (!Store.writeCellSummary(C, *First, Err))
+            Progress.message("error: " + Err);
+          AllSkipped = false;
+        }
+        Progress.message(
+            fmt::format("[{}/{}] {}: {}", I + 1, Cells.size(), C.Id, describeRepeats(Figures)));
+      }
     }
-    Progress.endCell(cellStatusName(O.Status), O.Reason.substr(0, O.Reason.find('\n')));
-    if (O.Status == CellStatus::Interrupted) {
+    if (Interrupted) {
       Exit = 128 + stopSignal();
       break;
     }
-    (O.Status == CellStatus::Ok ? Ok : Bad)++;
+    if (AllSkipped)
+      ++Skipped;
+    (CellOk ? Ok : Bad)++;
+    if (AllSkipped)
+      continue;
     Stale = true;
     if (!OnAllocation && Clock::now() - LastRebuilt >= 4 * LastRebuildCost && !Rebuild())
       return 2;

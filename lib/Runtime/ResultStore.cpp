@@ -268,6 +268,23 @@ std::string csvField(const std::string &S) {
 
 std::string firstLine(const std::string &S) { return S.substr(0, S.find('\n')); }
 
+/// A row of summary.md's repeats table: "mean ± std [low – high]" per
+/// headline figure (Repeats.h).
+std::string repeatRow(const std::string &Id, const ordered_json &Rep) {
+  auto Cellof = [&](const char *Key, int Digits) {
+    const ordered_json *F = support::objectAt(Rep, "figures");
+    const ordered_json *V = F ? support::objectAt(*F, Key) : nullptr;
+    if (!V)
+      return std::string();
+    return fmt::format("{:.{}f} ± {:.{}f} [{:.{}f} – {:.{}f}]", V->value("mean", 0.0), Digits,
+                       V->value("std", 0.0), Digits, V->value("ci95_low", 0.0), Digits,
+                       V->value("ci95_high", 0.0), Digits);
+  };
+  return fmt::format("| {} | {} of {} | {} | {} | {} |\n", Id, Rep.value("ok", 0),
+                     Rep.value("runs", 0), Cellof("total_tput_per_gpu", 1),
+                     Cellof("p90_interactivity", 1), Cellof("median_e2el", 3));
+}
+
 } // namespace
 
 bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double TimeScale,
@@ -290,6 +307,7 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
   Md += "| cell | conc | band | status | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | "
         "ITL p50 (s) | p90 interactivity (tok/s/user) | error rate | reason |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string RepeatsMd;
   for (const Cell &C : Plan.Cells) {
     std::optional<ordered_json> S = finishedSummary(C);
     SweepRow R = rowFor(C, S);
@@ -306,6 +324,10 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
       for (const char *Key : {"num_requests_total", "num_requests_successful", "request_metrics"})
         if (S->contains(Key))
           Entry[Key] = (*S)[Key];
+    if (const ordered_json *Rep = S ? support::objectAt(*S, "arecipe_repeats") : nullptr) {
+      Entry["repeats"] = *Rep;
+      RepeatsMd += repeatRow(C.Id, *Rep);
+    }
     Results["cells"].push_back(Entry);
     Csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csvField(C.Id), C.Conc,
                        csvField(C.Band), R.Status, C.Gpus, num(R.Successful, 0),
@@ -321,6 +343,11 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
                       num(R.TtftP50, 3), num(R.ItlP50, 4), num(R.IntvtyP90, 1), num(R.ErrorRate, 3),
                       Reason);
   }
+  if (!RepeatsMd.empty())
+    Md += "\n## Repeats\n\nOver the ok repeats: mean ± sample standard deviation [95 % confidence "
+          "interval of the mean, Student t].\n\n| cell | ok of runs | tok/s/GPU | p90 "
+          "interactivity (tok/s/user) | median E2E latency (s) |\n|---|---|---|---|---|\n" +
+          RepeatsMd;
   if (!writeOutputJson(OutDir + "/results.json", Results, Err) ||
       !writeOutputFile(OutDir + "/summary.csv", Csv, Err) ||
       !writeOutputFile(OutDir + "/summary.md", Md, Err))

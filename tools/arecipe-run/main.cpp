@@ -7,6 +7,7 @@
 
 #include "arecipe/Report/HtmlReport.h"
 #include "arecipe/Runtime/ChildProcess.h"
+#include "arecipe/Runtime/ExternalEndpoint.h"
 #include "arecipe/Runtime/LocalExecutor.h"
 #include "arecipe/Runtime/PlanLoader.h"
 #include "arecipe/Runtime/ResultStore.h"
@@ -54,6 +55,32 @@ static cl::opt<bool> RetryFailed("retry-failed",
                                  cl::desc("With --resume: rerun the cells that finished failed "
                                           "or invalid too"),
                                  cl::cat(Category));
+static cl::opt<int> Repeat("repeat",
+                           cl::desc("Measure every cell N times; the summary gives mean, spread "
+                                    "and a 95% confidence interval (local executor)"),
+                           cl::init(1), cl::value_desc("N"), cl::cat(Category));
+static cl::OptionCategory EndpointCategory("arecipe-run options for a server already running");
+static cl::opt<std::string>
+    Endpoint("endpoint",
+             cl::desc("Measure the OpenAI-compatible server at URL instead of starting the "
+                      "plan's processes"),
+             cl::value_desc("url"), cl::cat(EndpointCategory));
+static cl::opt<std::string>
+    EndpointKeyEnv("endpoint-api-key-env",
+                   cl::desc("Environment variable holding the endpoint's API key (sent as "
+                            "'Authorization: Bearer', redacted everywhere)"),
+                   cl::value_desc("NAME"), cl::cat(EndpointCategory));
+static cl::opt<std::string> EndpointModel("endpoint-model",
+                                          cl::desc("Served model name, if not the plan's"),
+                                          cl::value_desc("name"), cl::cat(EndpointCategory));
+static cl::opt<std::string> EndpointMetrics("endpoint-metrics",
+                                            cl::desc("Path of its Prometheus metrics, or none"),
+                                            cl::init("/metrics"), cl::value_desc("path"),
+                                            cl::cat(EndpointCategory));
+static cl::opt<double> EndpointReadyTimeout("endpoint-ready-timeout",
+                                            cl::desc("Seconds to wait for the endpoint to list "
+                                                     "the model (default 600)"),
+                                            cl::init(600), cl::cat(EndpointCategory));
 static cl::opt<bool> CheckOnly("check", cl::desc("Validate the plan and exit"), cl::cat(Category));
 static cl::opt<std::string> Executor("executor", cl::desc("local (default) or slurm"),
                                      cl::init("local"), cl::cat(Category));
@@ -354,6 +381,27 @@ int main(int Argc, char **Argv) {
     return usageError("--retry-failed applies to --resume: it reruns the failed and invalid "
                       "cells that --resume would skip");
   S.RetryFailed = RetryFailed;
+  if (Repeat < 1 || Repeat > 1000)
+    return usageError(
+        fmt::format("--repeat {}: expected a count from 1 to 1000", Repeat.getValue()));
+  if (Repeat > 1 && Executor != "local")
+    return usageError("--repeat: only the local executor runs repeats");
+  S.Repeat = Repeat;
+  if (!Endpoint.empty()) {
+    if (Simulate)
+      return usageError("--endpoint measures a server already running; --simulate starts "
+                        "simulated engines: use one or the other");
+    if (Executor != "local")
+      return usageError("--endpoint: only the local executor measures an external endpoint");
+    if (!(EndpointReadyTimeout >= 0 && EndpointReadyTimeout <= 1e6))
+      return usageError("--endpoint-ready-timeout: expected seconds from 0 to 1000000");
+    std::string Err;
+    if (!configureEndpoint({Endpoint, EndpointKeyEnv, EndpointModel, EndpointMetrics}, S, Err))
+      return usageError(Err);
+    detachFromProcesses(Loaded.Plan);
+  } else if (!EndpointKeyEnv.empty() || !EndpointModel.empty()) {
+    return usageError("--endpoint-api-key-env and --endpoint-model apply to --endpoint");
+  }
   S.Simulate = Simulate;
   S.TimeScale = TimeScale;
   S.SimulatorPath = Simulator.empty() ? ownDirectory() + "/arecipe-sim" : Simulator.getValue();
@@ -458,6 +506,14 @@ int main(int Argc, char **Argv) {
   ProgressReport Progress(stderr, Live);
   Progress.estimateSweep(NodeRank < 0);
   installStopHandlers();
+  if (!S.Endpoint.Url.empty()) {
+    std::vector<std::string> Ignored;
+    std::string Err;
+    if (!waitForEndpoint(selectCells(Plan, S, Ignored), S, EndpointReadyTimeout, Progress, Err)) {
+      Progress.message("error: " + Err);
+      return stopRequested() ? 128 + stopSignal() : 1;
+    }
+  }
   if (Executor == "local") {
     adoptOrphans();
     // Before any thread or child: if this process is killed, the keeper

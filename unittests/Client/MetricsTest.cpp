@@ -164,3 +164,47 @@ TEST(CellMetrics, NoSuccessLeavesThroughputZero) {
   EXPECT_DOUBLE_EQ(M.ErrorRate, 1.0);
 }
 } // namespace
+
+// Repeats: the 95 % confidence interval of a mean by Student's t, checked
+// against values worked by hand from the published t table.
+TEST(MeanInterval95, ThreeRepeatsByHand) {
+  // mean 12, sample std sqrt(((-2)^2 + 0 + 2^2) / 2) = 2, standard error
+  // 2 / sqrt(3) = 1.154701, t(0.975, 2) = 4.3027: half-width 4.968330.
+  MeanInterval M = meanInterval95({10, 12, 14});
+  EXPECT_EQ(M.Count, 3u);
+  EXPECT_DOUBLE_EQ(M.Mean, 12);
+  EXPECT_DOUBLE_EQ(M.Std, 2);
+  EXPECT_NEAR(M.Low, 12 - 4.968330, 1e-6);
+  EXPECT_NEAR(M.High, 12 + 4.968330, 1e-6);
+}
+
+TEST(MeanInterval95, FiveRepeatsByHand) {
+  // mean 3, std sqrt(10 / 4) = 1.581139, se 0.707107, t(0.975, 4) = 2.7764:
+  // half-width 1.963212.
+  MeanInterval M = meanInterval95({5, 1, 4, 2, 3});
+  EXPECT_DOUBLE_EQ(M.Mean, 3);
+  EXPECT_NEAR(M.Std, 1.581139, 1e-6);
+  EXPECT_NEAR(M.Low, 1.036788, 1e-6);
+  EXPECT_NEAR(M.High, 4.963212, 1e-6);
+}
+
+TEST(MeanInterval95, OneValueHasNoSpread) {
+  MeanInterval M = meanInterval95({7.5});
+  EXPECT_EQ(M.Count, 1u);
+  EXPECT_DOUBLE_EQ(M.Std, 0);
+  EXPECT_DOUBLE_EQ(M.Low, 7.5);
+  EXPECT_DOUBLE_EQ(M.High, 7.5);
+  EXPECT_EQ(meanInterval95({}).Count, 0u);
+}
+
+TEST(StudentT975, TableAndExpansion) {
+  EXPECT_DOUBLE_EQ(studentT975(1), 12.7062);
+  EXPECT_DOUBLE_EQ(studentT975(9), 2.2622);
+  EXPECT_DOUBLE_EQ(studentT975(30), 2.0423);
+  // Beyond the table: t(0.975, 40) = 2.021075, t(0.975, 120) = 1.979930
+  // (numerical integration of the t density); tends to the normal 1.959964.
+  EXPECT_NEAR(studentT975(40), 2.021075, 1e-5);
+  EXPECT_NEAR(studentT975(120), 1.979930, 1e-5);
+  EXPECT_NEAR(studentT975(1000000), 1.959964, 1e-5);
+  EXPECT_GT(studentT975(31), studentT975(32));
+}

@@ -25,6 +25,7 @@ CellResult okCell(int Conc, double Tput, double Intvty) {
   C.OutputPerGpu = Tput / 5;
   C.P90Interactivity = Intvty;
   C.P90E2eNormInteractivity = Intvty * 0.9;
+  C.E2eP50 = 10.0 / Intvty;
   C.Ttft = quantilesOf({0.1, 0.2, 0.3});
   return C;
 }
@@ -59,12 +60,18 @@ TEST(RenderTest, QuantilesInterpolateLikeTheSummary) {
   EXPECT_FALSE(quantilesOf({}));
 }
 
-TEST(RenderTest, OnePointPerValidCellInEachOfTheFourViews) {
+TEST(RenderTest, OnePointPerValidCellInEachOfTheTwelveViews) {
   std::string Html = renderSweepReport(sweep());
-  EXPECT_EQ(count(Html, "<svg class=\"chart\""), 4u);
-  EXPECT_EQ(count(Html, "<path class=\"point"), 12u);
-  // c32 has less throughput and less interactivity than c8: dominated.
-  EXPECT_EQ(count(Html, "<path class=\"point dominated\""), 4u);
+  // 3 x metrics, 2 y metrics, linear and log axes.
+  EXPECT_EQ(count(Html, "<svg class=\"chart\""), 12u);
+  EXPECT_EQ(count(Html, "data-log=\"1\""), 6u);
+  EXPECT_EQ(count(Html, "<path class=\"point"), 36u);
+  // c32 has less throughput and less interactivity (more E2E latency) than
+  // c8: dominated in every view.
+  EXPECT_EQ(count(Html, "<path class=\"point dominated\""), 12u);
+  // One configuration: no combined frontier, no error bars.
+  EXPECT_EQ(count(Html, "class=\"frontier combined\""), 0u);
+  EXPECT_EQ(count(Html, "class=\"error-bar\""), 0u);
   EXPECT_NE(Html.find("Simulated · time scale 50×"), std::string::npos);
 }
 
@@ -88,5 +95,100 @@ TEST(RenderTest, ComparisonDeltasAgainstTheFirstSweep) {
   std::string Html = renderComparisonReport({sweep(), After}, ".");
   EXPECT_NE(Html.find("<h1>k3 vs k3-retuned</h1>"), std::string::npos);
   EXPECT_NE(Html.find("<span class=\"delta better\">+25.0%</span>"), std::string::npos);
-  EXPECT_EQ(count(Html, "<path class=\"point"), 24u);
+  EXPECT_EQ(count(Html, "<path class=\"point"), 72u);
+}
+
+namespace {
+
+/// Two arms: tp8 has more throughput at every concurrency, tp4 reaches more
+/// interactivity at conc 2.
+SweepResults twoArms() {
+  SweepResults S = sweep();
+  S.Cells.pop_back();
+  for (CellResult &C : S.Cells) {
+    C.Arm = "tp4";
+    C.Id = "tp4." + C.Id;
+  }
+  for (CellResult C : sweep().Cells) {
+    if (C.Status != "ok")
+      continue;
+    C.Arm = "tp8";
+    C.Id = "tp8." + C.Id;
+    *C.TotalPerGpu *= 1.5;
+    *C.P90Interactivity *= 0.5;
+    *C.P90E2eNormInteractivity *= 0.5;
+    *C.E2eP50 *= 2;
+    S.Cells.push_back(C);
+  }
+  return S;
+}
+
+std::string defaultView(const std::string &Html) {
+  size_t At = Html.find("<svg class=\"chart\" data-x=\"intvty\" data-y=\"total\" data-log=\"0\"");
+  return Html.substr(At, Html.find("</svg>", At) - At);
+}
+
+} // namespace
+
+TEST(RenderTest, EachArmIsASeriesWithItsOwnFrontierAndACombinedOne) {
+  std::string Html = renderSweepReport(twoArms());
+  std::string View = defaultView(Html);
+  EXPECT_EQ(count(View, "<g class=\"series\" data-series=\"0\">"), 1u);
+  EXPECT_EQ(count(View, "<g class=\"series\" data-series=\"1\">"), 1u);
+  EXPECT_EQ(count(View, "data-series=\"0\" data-tip=\"tp4\n"),
+            0u); // escaped line breaks
+  EXPECT_EQ(count(View, "data-tip=\"tp4&#10;tp4.c"), 3u);
+  EXPECT_EQ(count(View, "data-tip=\"tp8&#10;tp8.c"), 3u);
+  // Per series: c2 and c8 on the frontier, c32 dominated; each series'
+  // frontier is a polyline of its colour.
+  EXPECT_EQ(count(View, "<path class=\"point dominated\""), 2u);
+  EXPECT_EQ(count(View, "<polyline class=\"frontier\" points="), 2u);
+  // Combined: tp4.c2 (160 intvty, 200 tok/s), tp4.c8 (100, 480), tp8.c8
+  // (50, 720); tp8.c2 (80, 300) is beaten by tp4.c8.
+  size_t At = View.find("<polyline class=\"frontier combined\" points=\"");
+  ASSERT_NE(At, std::string::npos);
+  std::string Points = View.substr(At, View.find("\"/>", At) - At);
+  EXPECT_EQ(count(Points, ","), 3u);
+  // The legend names both arms, with different markers.
+  EXPECT_NE(Html.find("</svg>tp4</span>"), std::string::npos);
+  EXPECT_NE(Html.find("</svg>tp8</span>"), std::string::npos);
+  EXPECT_NE(Html.find("all configurations</span>"), std::string::npos);
+}
+
+TEST(RenderTest, BandsAreSeriesToo) {
+  SweepResults S = sweep();
+  S.Cells[0].Band = "latency";
+  S.Cells[1].Band = "throughput";
+  S.Cells[2].Band = "throughput";
+  std::string View = defaultView(renderSweepReport(S));
+  EXPECT_EQ(count(View, "<g class=\"series\""), 2u);
+  EXPECT_EQ(count(View, "data-tip=\"band latency&#10;"), 1u);
+  EXPECT_EQ(count(View, "data-tip=\"band throughput&#10;"), 2u);
+}
+
+TEST(RenderTest, RepeatsPlotTheMeanWithItsConfidenceInterval) {
+  SweepResults S = sweep();
+  S.Cells[0].Repeats.Runs = 3;
+  S.Cells[0].Repeats.TotalPerGpu = Spread{3, 210, 10, 185.2, 234.8};
+  std::string Html = renderSweepReport(S);
+  // Both y views and their log twins of each x metric draw the bar.
+  EXPECT_EQ(count(Html, "class=\"error-bar\""), 6u);
+  EXPECT_NE(Html.find("Throughput/GPU, total&#9;210 [185 – 235] tok/s"), std::string::npos);
+  EXPECT_NE(Html.find("Repeats&#9;3 (mean, [95 % CI])"), std::string::npos);
+}
+
+TEST(RenderTest, ManyCellsPivotTheKnobTable) {
+  SweepResults S = sweep();
+  S.Cells.clear();
+  for (int Conc = 1; Conc <= 11; ++Conc) {
+    CellResult C = okCell(Conc, 100 * Conc, 200.0 / Conc);
+    C.Knobs = {{"max_num_seqs", std::to_string(Conc), "r.arecipe", 3, 1, "at-conc"}};
+    S.Cells.push_back(C);
+  }
+  std::string Html = renderSweepReport(S);
+  EXPECT_NE(Html.find("name=\"knob-view\" value=\"cells\" checked>"), std::string::npos);
+  EXPECT_NE(Html.find("<div data-view=\"knobs\" hidden>"), std::string::npos);
+  // Pivoted: a row per cell.
+  EXPECT_EQ(count(Html, "<tr data-cell=\"c11\"><th scope=\"row\">c11</th>"), 1u);
+  EXPECT_EQ(renderSweepReport(sweep()).find("value=\"cells\" checked"), std::string::npos);
 }

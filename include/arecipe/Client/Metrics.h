@@ -39,6 +39,23 @@ Distribution summarize(std::vector<double> Values);
 /// over the per-request reciprocals. Non-positive values are dropped.
 Distribution reciprocalSummary(std::vector<double> Values);
 
+/// A figure measured several times (a cell's repeats): its mean, the sample
+/// standard deviation (n − 1), and the two-sided 95 % confidence interval of
+/// the mean by Student's t with n − 1 degrees of freedom,
+/// mean ± t(0.975, n − 1) · std / √n. With one value the interval is the
+/// value itself and Std is 0.
+struct MeanInterval {
+  size_t Count = 0;
+  double Mean = 0, Std = 0, Low = 0, High = 0;
+};
+
+MeanInterval meanInterval95(const std::vector<double> &Values);
+
+/// The 0.975 quantile of Student's t with Df ≥ 1 degrees of freedom: the
+/// published table to four decimals up to 30, the Cornish-Fisher expansion
+/// around the normal quantile beyond (error below 1e-4).
+double studentT975(size_t Df);
+
 /// How many GPUs a cell uses, for the per-GPU division.
 struct GpuTopology {
   bool Disaggregated = false;

@@ -54,9 +54,18 @@ struct ServerMetricsDelta {
 ServerMetricsDelta diffServerMetrics(const MetricTotals &Start, const MetricTotals &End,
                                      int NumSpecTokens = 0);
 
-/// Blocking GET of a /metrics URL. Returns the body, or nullopt with Err set.
+/// Blocking GET of a /metrics URL, with Headers ("Name: value", e.g. an
+/// endpoint's authorization). Returns the body, or nullopt with Err set.
 std::optional<std::string> scrapeMetrics(const std::string &Url, std::string &Err,
-                                         long TimeoutMs = 10000);
+                                         long TimeoutMs = 10000,
+                                         const std::vector<std::string> &Headers = {});
+
+/// The blocking GET behind scrapeMetrics and the readiness wait: the body
+/// (at most 64 MiB) of any answer, with its status in Status (0 when no
+/// HTTP answer came); nullopt with Err on a transport failure.
+std::optional<std::string> httpGetText(const std::string &Url,
+                                       const std::vector<std::string> &Headers, long TimeoutMs,
+                                       long &Status, std::string &Err);
 
 } // namespace arecipe::client
 

@@ -179,6 +179,11 @@ struct FixedWorkload {
   /// v1.1, only when set: prompts go through the model's chat template.
   std::optional<bool> UseChatTemplate;
   std::optional<ClientEndpoint> Endpoint; ///< v1.1; only when set.
+  /// v1.1, only when the engine declares `prompt_token_ids = true` (and the
+  /// client does not use the chat API): "token_ids", with the model's
+  /// directory as the tokenizer whose vocabulary the ids come from.
+  std::optional<std::string> PromptMode;
+  std::string Tokenizer;
 };
 
 struct ClientSpec {

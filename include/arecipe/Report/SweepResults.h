@@ -41,9 +41,24 @@ struct KnobValue {
   std::string Level; ///< default | recipe | band | at-conc | server-from | command-line
 };
 
+/// A headline figure over a cell's repeats: mean, sample standard
+/// deviation and the 95 % confidence interval of the mean (Student t), as
+/// the cell's summary.json `arecipe_repeats` has them (docs/runtime.md).
+struct Spread {
+  size_t Count = 0;
+  double Mean = 0, Std = 0, CiLow = 0, CiHigh = 0;
+};
+
+struct RepeatFigures {
+  int Runs = 1; ///< measured repeats of the cell
+  std::optional<Spread> TotalPerGpu, OutputPerGpu, P90Interactivity, P90E2eNormInteractivity,
+      E2eP50;
+};
+
 struct CellResult {
   std::string Id;
   int Conc = 0;
+  std::string Arm; ///< the recipe's arm, or empty
   std::string Band;
   std::string ServerFrom; ///< the cell whose server this one runs, or empty
   int Gpus = 0;
@@ -59,6 +74,8 @@ struct CellResult {
   std::optional<double> ErrorRate, SpecAcceptanceLength, PrefixCacheHitRate;
   std::optional<double> RequestsTotal, RequestsSuccessful;
 
+  RepeatFigures Repeats;
+
   // From records.jsonl (records.partial.jsonl for a cell stopped mid-run).
   std::optional<LatencyQuantiles> Ttft, Itl, E2e;
 };
@@ -68,6 +85,7 @@ struct SweepResults {
   std::string Recipe, RecipeFile, Model, Image, Hardware, Engine;
   bool Simulated = false;
   double TimeScale = 1;          ///< simulated seconds per wall second
+  std::string Endpoint; ///< the external server measured (--endpoint), or empty
   std::vector<CellResult> Cells; ///< in plan order (ascending concurrency)
 
   /// How a chart legend names this sweep: recipe and image.

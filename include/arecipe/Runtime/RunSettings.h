@@ -27,6 +27,15 @@ struct RunSettings {
   bool Resume = false;
   /// With Resume: rerun the cells that finished `failed` or `invalid` too.
   bool RetryFailed = false;
+  /// --repeat N: measure every cell N times (Repeats.h).
+  int Repeat = 1;
+  /// --endpoint URL: measure a server already running there instead of
+  /// starting the plan's processes (docs/runtime.md, external endpoints).
+  /// Headers carry the authorization read from the environment.
+  struct {
+    std::string Url, MetricsPath = "/metrics", Model;
+    std::vector<std::string> Headers;
+  } Endpoint;
   /// The command lines, shell-quoted, that resume this sweep and that rerun
   /// its failed cells: what the console suggests at the end.
   std::string ResumeCommand, RetryCommand;

@@ -10,15 +10,32 @@
   function selectVariant(figure) {
     var x = figure.querySelector('input[name="pareto-x"]:checked').value;
     var y = figure.querySelector('input[name="pareto-y"]:checked').value;
+    var logBox = figure.querySelector('input[name="pareto-log"]');
+    var log = logBox && logBox.checked ? '1' : '0';
     figure.querySelectorAll('svg.chart').forEach(function (svg) {
-      svg.toggleAttribute('hidden', !(svg.dataset.x === x && svg.dataset.y === y));
+      svg.toggleAttribute('hidden', !(svg.dataset.x === x && svg.dataset.y === y &&
+                                      (svg.dataset.log || '0') === log));
     });
   }
   document.querySelectorAll('figure.pareto').forEach(function (figure) {
-    figure.querySelectorAll('input[type="radio"]').forEach(function (input) {
+    figure.querySelectorAll('input').forEach(function (input) {
       input.addEventListener('change', function () { selectVariant(figure); });
     });
     selectVariant(figure);
+  });
+
+  // The knob table, knobs as rows or (pivoted) cells as rows.
+  document.querySelectorAll('.knob-tables').forEach(function (box) {
+    function show() {
+      var view = box.querySelector('input[name="knob-view"]:checked').value;
+      box.querySelectorAll('[data-view]').forEach(function (el) {
+        el.hidden = el.dataset.view !== view;
+      });
+    }
+    box.querySelectorAll('input[name="knob-view"]').forEach(function (input) {
+      input.addEventListener('change', show);
+    });
+    show();
   });
 
   // data-tip: a title line, then "label<TAB>value" lines shown as a table.

@@ -9,8 +9,13 @@ prints one line per finding for FileCheck:
   visible charts: N            chart variants shown at once (must be 1)
   points: N                    markers in the shown chart
   series: N                    distinct series among them
+  legend: NAME (N points), ... the legend's series
+  combined frontier: yes|no    the dashed frontier over every series
   x metric: e2e, moved A of B  after clicking the x selector's second button
   y metric: output, moved A of B
+  x metric: e2el, moved A of B the third button (median E2E latency)
+  log axes: moved A of B       after ticking the log-axes box
+  knob rows: N                 rows of the knob table shown
   tooltip: <first line>        after hovering the first point
   screenshot: PATH             a full-page PNG
   browser processes left: 0
@@ -223,13 +228,32 @@ def check(page, args):
     after_x = page.evaluate(POINTS)
     print(f"x metric: {after_x['x']}, moved {moved(before, after_x)} of "
           f"{len(after_x['points'])}")
+    print("legend: " + page.evaluate("""[...document.querySelectorAll(
+      'figure.pareto .legend-item[data-points]')].map(
+        e => e.textContent + ' (' + e.dataset.points + ' points)').join(', ')"""))
+    combined = page.evaluate("""(() => {
+      const svg = [...document.querySelectorAll('figure.pareto svg.chart')]
+          .find(s => getComputedStyle(s).display !== 'none');
+      return !!(svg && svg.querySelector('.frontier.combined')); })()""")
+    print(f"combined frontier: {'yes' if combined else 'no'}")
     page.click(*button_center(page, "pareto-y", 1))
     after_y = page.evaluate(POINTS)
     print(f"y metric: {after_y['y']}, moved {moved(after_x, after_y)} of "
           f"{len(after_y['points'])}")
+    page.click(*button_center(page, "pareto-x", 2))
+    after_e2el = page.evaluate(POINTS)
+    print(f"x metric: {after_e2el['x']}, moved {moved(after_y, after_e2el)} of "
+          f"{len(after_e2el['points'])}")
+    page.click(*button_center(page, "pareto-log", 0))
+    after_log = page.evaluate(POINTS)
+    print(f"log axes: moved {moved(after_e2el, after_log)} of {len(after_log['points'])}")
     # Back to the default view for the tooltip and the screenshot.
+    page.click(*button_center(page, "pareto-log", 0))
     page.click(*button_center(page, "pareto-x", 0))
     page.click(*button_center(page, "pareto-y", 0))
+    rows = page.evaluate("""[...document.querySelectorAll('.knob-tables [data-view]')]
+      .filter(v => !v.hidden).map(v => v.querySelectorAll('tbody tr').length)[0] || 0""")
+    print(f"knob rows: {rows}")
 
     first = page.evaluate("""(() => {
       const p = [...document.querySelectorAll('figure.pareto svg.chart')]
