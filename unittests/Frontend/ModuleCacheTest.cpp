@@ -180,6 +180,40 @@ TEST(ModuleCacheTest, OverridesTakePrecedenceAndDoNotMix) {
   }
 }
 
+/// `--emit changelog --against`: two instances sharing one SourceMgr and
+/// diagnostics stream, both importing the same std files, the new version
+/// (an override of the old one's path) with an error. Returns what was
+/// reported.
+std::string againstPair(ModuleCache *Cache) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  TextDiagnosticPrinter Printer(OS);
+  CompilerInvocation NewInv = exampleInvocation();
+  NewInv.Overrides[Example] =
+      replaced(readFile(Example), "tp          = 8", "tp          = eight");
+  CompilerInstance Old(exampleInvocation(), &Printer);
+  Old.setModuleCache(Cache);
+  CompilerInstance New(NewInv, Old);
+  New.setModuleCache(Cache);
+  EXPECT_EQ(Old.analyze(), Status::Ok);
+  EXPECT_EQ(New.analyze(), Status::Failed);
+  Old.getDiagnostics().finish();
+  return OS.str();
+}
+
+TEST(ModuleCacheTest, InstancesSharingASourceMgr) {
+  // The second instance imports the first one's bytes; a second view of
+  // them in the one SourceMgr would make their locations ambiguous, so it
+  // parses its own copy. Either way, what is reported is the uncached text.
+  std::string Fresh = againstPair(nullptr);
+  EXPECT_NE(Fresh.find(":23:17: error: use of undeclared name 'eight'"),
+            std::string::npos)
+      << Fresh;
+  ModuleCache Cache;
+  EXPECT_EQ(againstPair(&Cache), Fresh);
+  EXPECT_EQ(againstPair(&Cache), Fresh);
+}
+
 TEST(ModuleCacheTest, CompilationOutlivesTheCache) {
   auto Cache = std::make_unique<ModuleCache>();
   compile(exampleInvocation(), Cache.get());
