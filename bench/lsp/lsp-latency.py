@@ -10,9 +10,12 @@ to reading its diagnostics, and the server's CPU time per change (from
 /proc: on a loaded machine the wall time also counts waiting for a core).
 It runs on the Kimi-K3 example (11 cells) and
 on the same recipe over 100 concurrencies (1-4, 8-16 and 32-118, which
-its bands cover: 100 cells), or on the files given.
+its bands cover: 100 cells), or on the files given. With --distinct every
+change writes a value not sent before (0.862, 0.863, ...), so a server
+that keeps what it parsed cannot reuse the edited document's parse of two
+keystrokes ago: what typing new text costs.
 
-  python3 bench/lsp/lsp-latency.py --server build/bin/arecipe-lsp [--changes 200] [FILE...]
+  python3 bench/lsp/lsp-latency.py --server build/bin/arecipe-lsp [--changes 200] [--distinct] [FILE...]
 """
 import argparse
 import json
@@ -62,7 +65,7 @@ def wait_for(proc, pred):
             return m
 
 
-def bench(server, path, changes):
+def bench(server, path, changes, distinct):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     if "gpu_memory_utilization = 0.86" not in text:
@@ -81,8 +84,9 @@ def bench(server, path, changes):
     times = []
     cpu0 = cpu_seconds(proc.pid)
     for v in range(2, changes + 2):
+        value = "0.86%d" % v if distinct else "0.8%d" % (6 + v % 2)
         new = text.replace("gpu_memory_utilization = 0.86",
-                           "gpu_memory_utilization = 0.8%d" % (6 + v % 2), 1)
+                           "gpu_memory_utilization = " + value, 1)
         t0 = time.perf_counter()
         send(proc, {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
             "textDocument": {"uri": uri, "version": v}, "contentChanges": [{"text": new}]}})
@@ -105,6 +109,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--server", required=True)
     ap.add_argument("--changes", type=int, default=200)
+    ap.add_argument("--distinct", action="store_true",
+                    help="every change a text not sent before")
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="lsp-latency-")
@@ -127,7 +133,8 @@ def main():
     print("%-26s %6s %8s %8s %8s %8s %8s %8s %8s" % (
         "recipe", "edits", "open", "min", "median", "p90", "p99", "max", "CPU"))
     for path in files:
-        open_ms, times, q, cpu_ms = bench(args.server, path, args.changes)
+        open_ms, times, q, cpu_ms = bench(args.server, path, args.changes,
+                                           args.distinct)
         print("%-26s %6d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f" % (
             os.path.basename(path), len(times), open_ms, times[0],
             statistics.median(times), q(0.9), q(0.99), times[-1], cpu_ms))

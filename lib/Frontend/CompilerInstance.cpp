@@ -23,7 +23,9 @@ using namespace arecipe::frontend;
 struct CompilerInstance::State {
   // Declared so that what refers to something is destroyed before it:
   // Sema before the trees and the engine, the engine (which flushes)
-  // before the SourceMgr.
+  // before the SourceMgr, the SourceMgr (whose buffers may be views of
+  // cached files) before the cache entries it views.
+  std::shared_ptr<CachePins> Pins;
   std::shared_ptr<llvm::SourceMgr> SM;
   std::shared_ptr<DiagnosticEngine> Diags;
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS;
@@ -35,6 +37,7 @@ struct CompilerInstance::State {
   std::vector<sema::TuneSpace> Tunes;
   std::optional<Status> Parsed, Analyzed;
   std::optional<bool> PlanChecked;
+  ModuleCache *Cache = nullptr;
 };
 
 /// The invocation's Overrides laid over Base.
@@ -65,6 +68,7 @@ CompilerInstance::CompilerInstance(
     CompilerInvocation Invocation, DiagnosticConsumer *Consumer,
     llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS)
     : Invocation(std::move(Invocation)), S(std::make_unique<State>()) {
+  S->Pins = std::make_shared<CachePins>();
   S->SM = std::make_shared<llvm::SourceMgr>();
   S->Diags = std::make_shared<DiagnosticEngine>(*S->SM, Consumer);
   S->Diags->setErrorLimit(this->Invocation.ErrorLimit);
@@ -74,12 +78,18 @@ CompilerInstance::CompilerInstance(
 CompilerInstance::CompilerInstance(CompilerInvocation Invocation,
                                    CompilerInstance &Shared)
     : Invocation(std::move(Invocation)), S(std::make_unique<State>()) {
+  S->Pins = Shared.S->Pins;
   S->SM = Shared.S->SM;
   S->Diags = Shared.S->Diags;
   S->FS = withOverrides(Shared.S->FS, this->Invocation);
 }
 
 CompilerInstance::~CompilerInstance() = default;
+
+void CompilerInstance::setModuleCache(ModuleCache *Cache) {
+  assert(!S->Parsed && "the cache is set before parse()");
+  S->Cache = Cache;
+}
 
 llvm::SourceMgr &CompilerInstance::getSourceMgr() { return *S->SM; }
 
@@ -110,16 +120,14 @@ Status CompilerInstance::parse() {
     return *(S->Parsed = Status::Unreadable);
   }
   // The buffer is named as the invocation names the file, whatever the
-  // file system calls it.
-  if (Path != "-")
-    *Buffer =
-        llvm::MemoryBuffer::getMemBufferCopy((*Buffer)->getBuffer(), Path);
-  llvm::StringRef Name = (*Buffer)->getBufferIdentifier();
+  // file system calls it (standard input keeps its `<stdin>`, and is
+  // never cached: it has no path to be read from again).
+  llvm::StringRef Name =
+      Path == "-" ? (*Buffer)->getBufferIdentifier() : llvm::StringRef(Path);
+  S->Main = parseSource(*S->SM, Diags, S->Ctx, Invocation.Limits,
+                        Path == "-" ? nullptr : S->Cache, *S->Pins, Name, Name,
+                        (*Buffer)->getBuffer(), llvm::SMLoc());
   S->Main.RealPath = realPath(*S->FS, Name);
-  S->Main.BufferID =
-      S->SM->AddNewSourceBuffer(std::move(*Buffer), llvm::SMLoc());
-  S->Main.AST = parse::parseFile(*S->SM, S->Main.BufferID, Diags, S->Ctx,
-                                 Invocation.Limits);
   bool Ok = S->Main.AST && !Diags.hasErrors();
   return *(S->Parsed = Ok ? Status::Ok : Status::Failed);
 }
@@ -174,7 +182,7 @@ Status CompilerInstance::analyze() {
   if (Status P = parse(); P != Status::Ok)
     return *(S->Analyzed = P);
   S->Loader = std::make_unique<ImportSearch>(*S->SM, *S->Diags, S->Ctx, *S->FS,
-                                             Invocation);
+                                             Invocation, S->Cache, *S->Pins);
   sema::SemaOptions Opts;
   Opts.Loader = S->Loader.get();
   S->Sema = std::make_unique<sema::Compilation>(*S->SM, *S->Diags, Opts);
@@ -208,8 +216,9 @@ codegen::PlanLowering *CompilerInstance::lowerPlan() {
 
 std::optional<std::string>
 frontend::compileToPlanJSON(const CompilerInvocation &Inv,
-                            DiagnosticConsumer &Consumer) {
+                            DiagnosticConsumer &Consumer, ModuleCache *Cache) {
   CompilerInstance CI(Inv, &Consumer);
+  CI.setModuleCache(Cache);
   codegen::PlanLowering *Plan = CI.lowerPlan();
   CI.getDiagnostics().finish();
   if (!Plan)

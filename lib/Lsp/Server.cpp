@@ -1,8 +1,9 @@
 //===- Server.cpp - The arecipe language server ---------------------------===//
 //
 // Dispatch, documents and their compilations. Every open or change
-// compiles the document from scratch through a new CompilerInstance (one
-// instance per edit, as docs/architecture.md says a language server does);
+// compiles the document through a new CompilerInstance (one instance per
+// edit, as docs/architecture.md says a language server does), sharing the
+// session's ModuleCache so only files whose bytes changed are re-parsed;
 // the last compilation whose analysis succeeded is kept too, so hover and
 // completion still answer while the text under edit has an error.
 //
@@ -18,6 +19,7 @@
 #include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Format/Format.h"
 #include "arecipe/Frontend/CompilerInstance.h"
+#include "arecipe/Frontend/ModuleCache.h"
 #include "arecipe/Sema/Sema.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -515,7 +517,8 @@ std::string entityLabel(const ast::EntityDecl &E) {
 // ---------------------------------------------------------------------------
 
 Server::Server(ServerOptions Opts, std::function<void(const json &)> Send)
-    : Opts(std::move(Opts)), Send(std::move(Send)) {}
+    : Opts(std::move(Opts)), Send(std::move(Send)),
+      Modules(std::make_unique<frontend::ModuleCache>()) {}
 
 Server::~Server() = default;
 
@@ -728,6 +731,7 @@ void Server::analyze(Document &D) {
   auto A = std::make_unique<Analysis>();
   A->Text = D.Text;
   A->CI = std::make_unique<frontend::CompilerInstance>(Inv, &A->Diags);
+  A->CI->setModuleCache(Modules.get());
   frontend::Status Parsed = A->CI->parse();
   const llvm::SourceMgr &SM = A->CI->getSourceMgr();
   for (unsigned ID = 1; ID <= SM.getNumBuffers(); ++ID)

@@ -53,6 +53,8 @@ class PlanLowering;
 
 namespace frontend {
 
+class ModuleCache;
+
 enum class Status {
   Ok,
   /// Errors in the recipe, its imports or its `--set` values (reported).
@@ -78,6 +80,12 @@ public:
   CompilerInstance &operator=(const CompilerInstance &) = delete;
 
   const CompilerInvocation &getInvocation() const { return Invocation; }
+  /// Parses the main file and its imports through Cache (ModuleCache.h),
+  /// shared with other instances: a file whose bytes were parsed before
+  /// is not parsed again. Output and diagnostics are the same with or
+  /// without it. Set before parse(); Cache must outlive the instance's
+  /// parse() and analyze() (what the instance took from it, it keeps).
+  void setModuleCache(ModuleCache *Cache);
   llvm::SourceMgr &getSourceMgr();
   DiagnosticEngine &getDiagnostics();
 
@@ -117,9 +125,11 @@ private:
 
 /// Compiles the invocation to the launch plan's JSON text, byte for byte
 /// what `arecipec --emit plan` writes; nullopt after reporting to Consumer
-/// (finish() is called on it).
+/// (finish() is called on it). Cache, when given, is the instance's
+/// ModuleCache.
 std::optional<std::string> compileToPlanJSON(const CompilerInvocation &Inv,
-                                             DiagnosticConsumer &Consumer);
+                                             DiagnosticConsumer &Consumer,
+                                             ModuleCache *Cache = nullptr);
 
 } // namespace frontend
 } // namespace arecipe

@@ -9,7 +9,9 @@
 // `let`'s value in each cell under the cursor and the `--explain` chain
 // behind it, go-to-definition across imports and into std, completion of
 // the engine's knobs and declared names, document symbols, formatting
-// through lib/Format and code actions for fix-its.
+// through lib/Format and code actions for fix-its. Its compilations share
+// one frontend::ModuleCache, so a keystroke re-parses the edited document
+// but not the std files and unchanged imports.
 //
 // It is single-threaded and answers in order. Messages it cannot read get
 // a JSON-RPC error, never a crash; a request it does not know gets
@@ -27,6 +29,10 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace arecipe::frontend {
+class ModuleCache;
+} // namespace arecipe::frontend
 
 namespace arecipe::lsp {
 
@@ -79,6 +85,8 @@ private:
   ServerOptions Opts;
   std::function<void(const support::json &)> Send;
   std::map<std::string, std::unique_ptr<Document>> Docs; ///< By URI.
+  /// Parsed files shared by every compilation of the session.
+  std::unique_ptr<frontend::ModuleCache> Modules;
   bool Initialized = false;
   bool ShutdownRequested = false;
   bool Exited = false;
