@@ -31,6 +31,7 @@
 #include "arecipe/Codegen/ChangelogEmitter.h"
 #include "arecipe/Format/TextDiff.h"
 #include "arecipe/Frontend/CompilerInstance.h"
+#include "arecipe/Frontend/ModuleCache.h"
 #include "arecipe/Sema/Sema.h"
 #include "arecipe/Sema/Tune.h"
 #include "arecipe/Support/AtomicFile.h"
@@ -342,6 +343,10 @@ std::string valueDigest(const std::string &PlanText, int64_t Conc) {
 }
 
 class Tuner {
+  /// The std files every candidate imports, parsed once for the whole
+  /// search (the candidates differ only in the recipe's text).
+  frontend::ModuleCache Modules;
+
 public:
   Tuner(frontend::CompilerInvocation Base, RecipeSource Source, const sema::TuneSpace &Space,
         std::string Out)
@@ -360,7 +365,7 @@ public:
     if (WindowS > 0)
       Inv.Sets.push_back(fmt::format("client.duration = {}s", WindowS));
     FirstError Errors;
-    std::optional<std::string> Plan = frontend::compileToPlanJSON(Inv, Errors);
+    std::optional<std::string> Plan = frontend::compileToPlanJSON(Inv, Errors, &Modules);
     if (!Plan)
       Reason = Errors.Message.empty() ? "the recipe does not compile" : Errors.Message;
     return Plan;
