@@ -93,7 +93,8 @@ bool codegen::usesV11(const PlanCell &C) {
   if (C.Arm || C.ServerReuse == PlanCell::Reuse::Arm || C.GpusByRole.size() > 1)
     return true;
   for (const ProcessSpec &P : C.Processes)
-    if (P.Ready != ProcessSpec::Readiness::Default || P.Role == "service" || P.SimRouter)
+    if (P.Ready != ProcessSpec::Readiness::Default || P.Role == "service" ||
+        P.SimRouter)
       return true;
   for (const PreflightStep &S : C.Preflight)
     if (std::holds_alternative<preflight::Capture>(S))
@@ -416,7 +417,8 @@ simRouterOf(const sema::ProcessInfo &P) {
     if (!Knob)
       return std::nullopt;
     const sema::ResolvedValue *V = P.findKnob(Knob->getString());
-    if (!V || (V->V.kind() != ValueKind::String && V->V.kind() != ValueKind::Enum))
+    if (!V ||
+        (V->V.kind() != ValueKind::String && V->V.kind() != ValueKind::Enum))
       return std::nullopt;
     return V->V.getString();
   };
@@ -623,8 +625,9 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
                          : *Rational::fraction(DefaultErrorRatePercent, 100);
   // The runtime scrapes the metrics of the client's target: behind a
   // router that is the router, which exports none of the engine's.
-  bool BehindRouter = llvm::any_of(
-      Out.Processes, [](const ProcessSpec &P) { return P.Role == "router" && P.ServesApi; });
+  bool BehindRouter = llvm::any_of(Out.Processes, [](const ProcessSpec &P) {
+    return P.Role == "router" && P.ServesApi;
+  });
   const Value *Prefix = field(R.Engine, "metric_prefix");
   if (Prefix && !BehindRouter) {
     // An engine whose metrics endpoint a knob switches on (`metrics_knob`)

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-
 namespace arecipe::runtime {
 
 namespace {
@@ -65,18 +64,21 @@ Argv simulatedCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &
 /// (cache_aware, power_of_two, prefix_hash, ...) simulates as round robin,
 /// and Note says so.
 std::string simulatedPolicy(const ProcessSpec &P, std::string &Note) {
-  std::optional<std::string> Policy = P.SimRouter ? P.SimRouter->Policy : std::nullopt;
+  std::optional<std::string> Policy =
+      P.SimRouter ? P.SimRouter->Policy : std::nullopt;
   if (!Policy) {
-    Note = fmt::format("router '{}' has no policy in the plan: arecipe-sim routes round_robin",
-                       P.Name);
+    Note = fmt::format(
+        "router '{}' has no policy in the plan: arecipe-sim routes round_robin",
+        P.Name);
     return "round_robin";
   }
-  if (*Policy == "round_robin" || *Policy == "random" || *Policy == "consistent_hash" ||
-      *Policy == "dp_sticky")
+  if (*Policy == "round_robin" || *Policy == "random" ||
+      *Policy == "consistent_hash" || *Policy == "dp_sticky")
     return *Policy;
   if (*Policy == "consistent_hashing")
     return "consistent_hash";
-  Note = fmt::format("router '{}' policy '{}' is not simulated: arecipe-sim routes round_robin",
+  Note = fmt::format("router '{}' policy '{}' is not simulated: arecipe-sim "
+                     "routes round_robin",
                      P.Name, *Policy);
   return "round_robin";
 }
@@ -85,18 +87,21 @@ std::string simulatedPolicy(const ProcessSpec &P, std::string &Note) {
 /// backends are the engine servers it waits for (the leaders of their
 /// replicas), on their ports as the cell runs them; prefill and decode
 /// servers among them make it a PD router.
-Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P, const RunSettings &S,
+Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P,
+                            const RunSettings &S,
                             const PlaceholderValues &Values, std::string &Note,
                             std::string &Error) {
   if (!P.ServesApi) {
-    Error = fmt::format("--simulate cannot run router '{}': arecipe-sim stands in only for the "
-                        "router the client calls, and this one is not in the request path",
-                        P.Name);
+    Error = fmt::format(
+        "--simulate cannot run router '{}': arecipe-sim stands in only for the "
+        "router the client calls, and this one is not in the request path",
+        P.Name);
     return {};
   }
   if (!P.Port || *P.Port <= 0) {
-    Error = fmt::format("--simulate cannot stand in for router '{}': it has no fixed port",
-                        P.Name);
+    Error = fmt::format(
+        "--simulate cannot stand in for router '{}': it has no fixed port",
+        P.Name);
     return {};
   }
   std::vector<std::pair<std::string, std::string>> Backends; // (role, URL)
@@ -107,13 +112,15 @@ Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P, const RunSettin
         (Q.Role != "server" && Q.Role != "prefill" && Q.Role != "decode"))
       continue;
     if (!Q.Port || *Q.Port <= 0) {
-      Error = fmt::format("--simulate cannot stand in for router '{}': its backend '{}' has no "
-                          "fixed port",
-                          P.Name, Q.Name);
+      Error = fmt::format(
+          "--simulate cannot stand in for router '{}': its backend '{}' has no "
+          "fixed port",
+          P.Name, Q.Name);
       return {};
     }
     int Port = *Q.Port;
-    if (auto It = Values.Ports.find({Q.NodeRank, Port}); It != Values.Ports.end())
+    if (auto It = Values.Ports.find({Q.NodeRank, Port});
+        It != Values.Ports.end())
       Port = It->second;
     std::string Host = size_t(Q.NodeRank) < Values.NodeAddrs.size() &&
                                !Values.NodeAddrs[size_t(Q.NodeRank)].empty()
@@ -123,20 +130,23 @@ Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P, const RunSettin
     Pd |= Q.Role != "server";
   }
   if (Backends.empty()) {
-    Error = fmt::format("--simulate cannot stand in for router '{}': it waits for no engine "
-                        "server (its 'after' names none)",
-                        P.Name);
+    Error = fmt::format(
+        "--simulate cannot stand in for router '{}': it waits for no engine "
+        "server (its 'after' names none)",
+        P.Name);
     return {};
   }
   Argv Out = {S.SimulatorPath, "--sim-router"};
   if (Pd) {
     // arecipe-sim's PD router takes each pool in turn: a policy that keeps
     // a session on one prefill server is not simulated.
-    std::optional<std::string> Policy = P.SimRouter ? P.SimRouter->Policy : std::nullopt;
+    std::optional<std::string> Policy =
+        P.SimRouter ? P.SimRouter->Policy : std::nullopt;
     if (Policy && *Policy != "round_robin")
-      Note = fmt::format("router '{}' policy '{}' is not simulated: arecipe-sim's pd router "
-                         "takes prefill and decode servers in turn",
-                         P.Name, *Policy);
+      Note = fmt::format(
+          "router '{}' policy '{}' is not simulated: arecipe-sim's pd router "
+          "takes prefill and decode servers in turn",
+          P.Name, *Policy);
     Out.push_back("pd");
     for (const char *Role : {"prefill", "decode"})
       for (const auto &[R, Url] : Backends)
@@ -152,8 +162,9 @@ Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P, const RunSettin
     else if (!C.Client.SessionHeader.empty())
       Out.insert(Out.end(), {"--sim-router-header", C.Client.SessionHeader});
   }
-  Out.insert(Out.end(), {"--sim-router-port", std::to_string(*P.Port), "--sim-time-scale",
-                         fmt::format("{}", S.TimeScale), "--"});
+  Out.insert(Out.end(),
+             {"--sim-router-port", std::to_string(*P.Port), "--sim-time-scale",
+              fmt::format("{}", S.TimeScale), "--"});
   Out.insert(Out.end(), P.Command.begin(), P.Command.end());
   return Out;
 }

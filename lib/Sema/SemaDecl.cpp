@@ -483,9 +483,11 @@ void SemaImpl::checkSimRouterKnobs(EntityState &E) {
       continue;
     const std::string &Name = It->second.getString();
     if (E.K != EntityInfo::Router)
-      diag(E.FieldLocs[Field], DiagID::err_sim_router_knob_service) << Field << E.Name;
+      diag(E.FieldLocs[Field], DiagID::err_sim_router_knob_service)
+          << Field << E.Name;
     else if (!E.findKnob(Name))
-      diag(E.FieldLocs[Field], DiagID::err_sim_router_knob) << Field << Name << E.Name;
+      diag(E.FieldLocs[Field], DiagID::err_sim_router_knob)
+          << Field << Name << E.Name;
   }
 }
 

@@ -5,11 +5,11 @@
 // binds NUMA, by the container runtime when the plan names one (host network
 // and IPC, the GPU devices, the mounts, an explicit entrypoint so an image
 // whose ENTRYPOINT is the engine cannot swallow the command), or replaced by
-// arecipe-sim under --simulate (an engine by a simulated engine, the router the
-// client calls by arecipe-sim's router), after the run-time values are substituted
-// for the plan's placeholders (Placeholders.h). The same function feeds execution and
-// --dry-run, so what the dry run prints is what runs. It builds argv only: it
-// never consults a shell, and never starts anything.
+// arecipe-sim under --simulate (an engine by a simulated engine, the router
+// the client calls by arecipe-sim's router), after the run-time values are
+// substituted for the plan's placeholders (Placeholders.h). The same function
+// feeds execution and --dry-run, so what the dry run prints is what runs. It
+// builds argv only: it never consults a shell, and never starts anything.
 //
 //===----------------------------------------------------------------------===//
 
