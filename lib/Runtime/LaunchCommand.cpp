@@ -86,18 +86,16 @@ std::string simulatedPolicy(const ProcessSpec &P, std::string &Note) {
 /// arecipe-sim's router in place of the router the client calls: its
 /// backends are the engine servers it waits for (the leaders of their
 /// replicas), on their ports as the cell runs them; prefill and decode
-/// servers among them make it a PD router.
+/// servers among them make it a PD router. Empty without an Error: the
+/// router runs as given (it is not in the request path, or fronts no
+/// engine server).
 Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P,
                             const RunSettings &S,
                             const PlaceholderValues &Values, std::string &Note,
                             std::string &Error) {
-  if (!P.ServesApi) {
-    Error = fmt::format(
-        "--simulate cannot run router '{}': arecipe-sim stands in only for the "
-        "router the client calls, and this one is not in the request path",
-        P.Name);
+  // A router out of the request path (a helper of the cell) runs as given.
+  if (!P.ServesApi)
     return {};
-  }
   if (!P.Port || *P.Port <= 0) {
     Error = fmt::format(
         "--simulate cannot stand in for router '{}': it has no fixed port",
@@ -130,10 +128,8 @@ Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P,
     Pd |= Q.Role != "server";
   }
   if (Backends.empty()) {
-    Error = fmt::format(
-        "--simulate cannot stand in for router '{}': it waits for no engine "
-        "server (its 'after' names none)",
-        P.Name);
+    Note = fmt::format("router '{}' waits for no engine server: --simulate runs it as given",
+                       P.Name);
     return {};
   }
   Argv Out = {S.SimulatorPath, "--sim-router"};
@@ -262,11 +258,13 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
   LaunchCommand L;
   L.LogPath = fmt::format("{}/{}.log", CellDir, P.Name);
   L.Port.Port = P.Port.value_or(0);
-  // The router the client calls is arecipe-sim's router under --simulate;
-  // the engines are simulated engines.
-  L.Simulated = S.Simulate;
-  if (L.Simulated && P.Role == "router") {
+  // The router the client calls is arecipe-sim's router under --simulate
+  // (any other router runs as given); the engines are simulated engines.
+  if (S.Simulate && P.Role == "router")
     L.Command = simulatedRouterCommand(C, P, S, Values, L.Note, L.Error);
+  L.Simulated = S.Simulate && (P.Role != "router" || !L.Command.empty() || !L.Error.empty());
+  if (L.Simulated && P.Role == "router") {
+    // arecipe-sim's router, or nothing to run (Error)
   } else if (L.Simulated) {
     L.Command = simulatedCommand(Plan, C, P, S, CellDir, L.Port, L.SimSpecPath);
   } else if (Plan.Container) {
