@@ -93,7 +93,8 @@ bool codegen::usesV11(const PlanCell &C) {
   if (C.Arm || C.ServerReuse == PlanCell::Reuse::Arm || C.GpusByRole.size() > 1)
     return true;
   for (const ProcessSpec &P : C.Processes)
-    if (P.Ready != ProcessSpec::Readiness::Default || P.Role == "service")
+    if (P.Ready != ProcessSpec::Readiness::Default || P.Role == "service" ||
+        P.SimRouter)
       return true;
   for (const PreflightStep &S : C.Preflight)
     if (std::holds_alternative<preflight::Capture>(S))
@@ -403,6 +404,27 @@ endpointsOf(const sema::EntityInfo *T, bool Defaults) {
   return Out;
 }
 
+/// The router's policy and session header as its declaration names them
+/// (`sim_policy_knob`, `sim_header_knob`), for the simulator standing in
+/// for it; nothing when it names neither.
+static std::optional<ProcessSpec::SimRouterKnobs>
+simRouterOf(const sema::ProcessInfo &P) {
+  const Value *PolicyKnob = field(P.Template, "sim_policy_knob");
+  const Value *HeaderKnob = field(P.Template, "sim_header_knob");
+  if (!PolicyKnob && !HeaderKnob)
+    return std::nullopt;
+  auto Read = [&](const Value *Knob) -> std::optional<std::string> {
+    if (!Knob)
+      return std::nullopt;
+    const sema::ResolvedValue *V = P.findKnob(Knob->getString());
+    if (!V ||
+        (V->V.kind() != ValueKind::String && V->V.kind() != ValueKind::Enum))
+      return std::nullopt;
+    return V->V.getString();
+  };
+  return ProcessSpec::SimRouterKnobs{Read(PolicyKnob), Read(HeaderKnob)};
+}
+
 std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
   std::vector<ProcessSpec> Out;
   const Value *Startup = get("ready.startup_timeout");
@@ -448,6 +470,8 @@ std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
       if (Models && Served && Served->kind() == ValueKind::String)
         S.RequiresModel = Served->getString();
       S.ServesApi = P.K == sema::ProcessInfo::Router;
+      if (P.K == sema::ProcessInfo::Router)
+        S.SimRouter = simRouterOf(P);
     }
     switch (P.Ready) {
     case sema::Readiness::Tcp:
@@ -608,7 +632,13 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
   Out.MaxErrorRate = Threshold
                          ? Threshold->getNumber()
                          : *Rational::fraction(DefaultErrorRatePercent, 100);
-  if (const Value *Prefix = field(R.Engine, "metric_prefix")) {
+  // The runtime scrapes the metrics of the client's target: behind a
+  // router that is the router, which exports none of the engine's.
+  bool BehindRouter = llvm::any_of(Out.Processes, [](const ProcessSpec &P) {
+    return P.Role == "router" && P.ServesApi;
+  });
+  const Value *Prefix = field(R.Engine, "metric_prefix");
+  if (Prefix && !BehindRouter) {
     // An engine whose metrics endpoint a knob switches on (`metrics_knob`)
     // exports no metrics in a cell where that knob is false, so the cell
     // cannot require them for its validity.

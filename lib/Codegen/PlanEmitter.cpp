@@ -166,6 +166,10 @@ static OrderedJSON processJSON(const ProcessSpec &P, bool V11) {
     J["template"] = P.Template;
     J["replica"] = P.Replica;
     J["node"] = orNull(P.Node);
+    if (P.SimRouter) {
+      J["sim_router"]["policy"] = orNull(P.SimRouter->Policy);
+      J["sim_router"]["header"] = orNull(P.SimRouter->Header);
+    }
   }
   return J;
 }

@@ -632,6 +632,14 @@ CellOutcome CellExecution::runWorkerRank() {
 bool CellExecution::startProcess(RunningProcess &R) {
   const ProcessSpec &P = *R.Spec;
   R.Launch = buildLaunchCommand(Plan, C, P, S, Dir, Values);
+  if (!R.Launch.Error.empty()) {
+    failWith(CellStatus::Failed, R.Launch.Error);
+    return false;
+  }
+  if (!R.Launch.Note.empty()) {
+    Progress.note(R.Launch.Note);
+    Warnings.push_back(R.Launch.Note);
+  }
   if (R.Launch.Port.Port == 0 && R.Launch.Port.PortFile.empty() && P.HttpEndpoints) {
     failWith(CellStatus::Failed,
              fmt::format("process '{}' has port 0, which only a simulated engine can use "

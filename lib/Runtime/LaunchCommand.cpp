@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 
 namespace arecipe::runtime {
 
@@ -54,6 +55,112 @@ Argv simulatedCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &
   if (auto It = S.CellSimArgs.find(C.Id); It != S.CellSimArgs.end())
     Out.insert(Out.end(), It->second.begin(), It->second.end());
   Out.push_back("--");
+  Out.insert(Out.end(), P.Command.begin(), P.Command.end());
+  return Out;
+}
+
+/// The simulator's policy for a router's: the ones it implements by name
+/// (SGLang spells consistent hashing `consistent_hashing`); any other
+/// (cache_aware, power_of_two, prefix_hash, ...) simulates as round robin,
+/// and Note says so.
+std::string simulatedPolicy(const ProcessSpec &P, std::string &Note) {
+  std::optional<std::string> Policy =
+      P.SimRouter ? P.SimRouter->Policy : std::nullopt;
+  if (!Policy) {
+    Note = fmt::format(
+        "router '{}' has no policy in the plan: arecipe-sim routes round_robin",
+        P.Name);
+    return "round_robin";
+  }
+  if (*Policy == "round_robin" || *Policy == "random" ||
+      *Policy == "consistent_hash" || *Policy == "dp_sticky")
+    return *Policy;
+  if (*Policy == "consistent_hashing")
+    return "consistent_hash";
+  Note = fmt::format("router '{}' policy '{}' is not simulated: arecipe-sim "
+                     "routes round_robin",
+                     P.Name, *Policy);
+  return "round_robin";
+}
+
+/// arecipe-sim's router in place of the router the client calls: its
+/// backends are the engine servers it waits for (the leaders of their
+/// replicas), on their ports as the cell runs them; prefill and decode
+/// servers among them make it a PD router. Empty without an Error: the
+/// router runs as given (it is not in the request path, or fronts no
+/// engine server).
+Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P,
+                            const RunSettings &S,
+                            const PlaceholderValues &Values, std::string &Note,
+                            std::string &Error) {
+  // A router out of the request path (a helper of the cell) runs as given.
+  if (!P.ServesApi)
+    return {};
+  if (!P.Port || *P.Port <= 0) {
+    Error = fmt::format(
+        "--simulate cannot stand in for router '{}': it has no fixed port",
+        P.Name);
+    return {};
+  }
+  std::vector<std::pair<std::string, std::string>> Backends; // (role, URL)
+  bool Pd = false;
+  for (const ProcessSpec &Q : C.Processes) {
+    if (std::find(P.After.begin(), P.After.end(), Q.Name) == P.After.end() ||
+        !Q.HttpEndpoints || (Q.Node && *Q.Node != 0) ||
+        (Q.Role != "server" && Q.Role != "prefill" && Q.Role != "decode"))
+      continue;
+    if (!Q.Port || *Q.Port <= 0) {
+      Error = fmt::format(
+          "--simulate cannot stand in for router '{}': its backend '{}' has no "
+          "fixed port",
+          P.Name, Q.Name);
+      return {};
+    }
+    int Port = *Q.Port;
+    if (auto It = Values.Ports.find({Q.NodeRank, Port});
+        It != Values.Ports.end())
+      Port = It->second;
+    std::string Host = size_t(Q.NodeRank) < Values.NodeAddrs.size() &&
+                               !Values.NodeAddrs[size_t(Q.NodeRank)].empty()
+                           ? Values.NodeAddrs[size_t(Q.NodeRank)]
+                           : "127.0.0.1";
+    Backends.emplace_back(Q.Role, fmt::format("http://{}:{}", Host, Port));
+    Pd |= Q.Role != "server";
+  }
+  if (Backends.empty()) {
+    Note = fmt::format("router '{}' waits for no engine server: --simulate runs it as given",
+                       P.Name);
+    return {};
+  }
+  Argv Out = {S.SimulatorPath, "--sim-router"};
+  if (Pd) {
+    // arecipe-sim's PD router takes each pool in turn: a policy that keeps
+    // a session on one prefill server is not simulated.
+    std::optional<std::string> Policy =
+        P.SimRouter ? P.SimRouter->Policy : std::nullopt;
+    if (Policy && *Policy != "round_robin")
+      Note = fmt::format(
+          "router '{}' policy '{}' is not simulated: arecipe-sim's pd router "
+          "takes prefill and decode servers in turn",
+          P.Name, *Policy);
+    Out.push_back("pd");
+    for (const char *Role : {"prefill", "decode"})
+      for (const auto &[R, Url] : Backends)
+        if (R == Role)
+          Out.insert(Out.end(), {std::string("--sim-") + Role, Url});
+  } else {
+    Out.push_back(simulatedPolicy(P, Note));
+    for (const auto &[R, Url] : Backends)
+      Out.insert(Out.end(), {"--sim-backend", Url});
+    // The router's own header, else the one the client sends sessions on.
+    if (P.SimRouter && P.SimRouter->Header)
+      Out.insert(Out.end(), {"--sim-router-header", *P.SimRouter->Header});
+    else if (!C.Client.SessionHeader.empty())
+      Out.insert(Out.end(), {"--sim-router-header", C.Client.SessionHeader});
+  }
+  Out.insert(Out.end(),
+             {"--sim-router-port", std::to_string(*P.Port), "--sim-time-scale",
+              fmt::format("{}", S.TimeScale), "--"});
   Out.insert(Out.end(), P.Command.begin(), P.Command.end());
   return Out;
 }
@@ -151,9 +258,14 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
   LaunchCommand L;
   L.LogPath = fmt::format("{}/{}.log", CellDir, P.Name);
   L.Port.Port = P.Port.value_or(0);
-  // A router is not an engine: the simulator does not stand in for it.
-  L.Simulated = S.Simulate && P.Role != "router";
-  if (L.Simulated) {
+  // The router the client calls is arecipe-sim's router under --simulate
+  // (any other router runs as given); the engines are simulated engines.
+  if (S.Simulate && P.Role == "router")
+    L.Command = simulatedRouterCommand(C, P, S, Values, L.Note, L.Error);
+  L.Simulated = S.Simulate && (P.Role != "router" || !L.Command.empty() || !L.Error.empty());
+  if (L.Simulated && P.Role == "router") {
+    // arecipe-sim's router, or nothing to run (Error)
+  } else if (L.Simulated) {
     L.Command = simulatedCommand(Plan, C, P, S, CellDir, L.Port, L.SimSpecPath);
   } else if (Plan.Container) {
     L.ContainerName = fmt::format("arecipe-{}-{}-{}", Plan.RecipeName, C.Id, P.Name);

@@ -124,8 +124,13 @@ void printCell(const LaunchPlan &Plan, const Cell &C, const RunSettings &S, std:
     fmt::format_to(std::back_inserter(Out), "    log: {}\n", L.LogPath);
     if (!L.Env.Set.empty() || !L.Env.Unset.empty())
       fmt::format_to(std::back_inserter(Out), "    env:{}\n", describeEnv(L.Env));
-    fmt::format_to(std::back_inserter(Out), "    exec: {}\n",
-                   support::shellJoin(support::redactArgv(L.Command)));
+    if (!L.Error.empty())
+      fmt::format_to(std::back_inserter(Out), "    error: {}\n", L.Error);
+    else
+      fmt::format_to(std::back_inserter(Out), "    exec: {}\n",
+                     support::shellJoin(support::redactArgv(L.Command)));
+    if (!L.Note.empty())
+      fmt::format_to(std::back_inserter(Out), "    note: {}\n", L.Note);
     if (P.HttpEndpoints)
       fmt::format_to(std::back_inserter(Out),
                      "    ready: GET {} = 200, GET {} lists '{}', alive; start-up timeout {}, "

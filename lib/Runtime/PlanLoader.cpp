@@ -332,6 +332,17 @@ ProcessSpec readProcess(const JsonObject &F) {
   if (P.Ready.Kind == "alive")
     P.Ready.AliveS = R.number("alive_s", true, 0, 0);
   P.ServesApi = F.boolean("serves_api", false, false);
+  if (F.has("sim_router")) {
+    if (P.Role != "router")
+      F.error("sim_router", "only a router process has one");
+    JsonObject SR = F.object("sim_router", false);
+    SimRouterSpec Sim;
+    if (SR.has("policy"))
+      Sim.Policy = SR.nonEmptyStr("policy");
+    if (SR.has("header"))
+      Sim.Header = SR.nonEmptyStr("header");
+    P.SimRouter = Sim;
+  }
   if (P.HttpEndpoints && !P.Port)
     F.error("port", "a process with endpoints needs a port");
   if (P.Ready.Kind == "http" && !P.HttpEndpoints)

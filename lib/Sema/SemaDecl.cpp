@@ -91,6 +91,10 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"node_env", Type::Bool},
       {"process_name", Type::String},
       {"framework", Type::String},
+      // The knobs that carry a router's policy and session header, for
+      // the simulator that stands in for it (docs/language.md §5.2).
+      {"sim_policy_knob", Type::String},
+      {"sim_header_knob", Type::String},
   };
   static const std::vector<FieldSpec> None;
   switch (K) {
@@ -434,6 +438,8 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
     checkModelFigures(E);
   if (E.K == EntityInfo::Engine)
     checkMetricsKnob(E);
+  if (E.K == EntityInfo::Router || E.K == EntityInfo::Service)
+    checkSimRouterKnobs(E);
   E.Evaluating = false;
   E.FieldsEvaluated = true;
   return true;
@@ -466,6 +472,23 @@ void SemaImpl::checkMetricsKnob(EntityState &E) {
   const KnobInfo *K = E.findKnob(Name);
   if (!K || K->Ty.K != Type::Bool)
     diag(E.FieldLocs["metrics_knob"], DiagID::err_metrics_knob) << Name << E.Name;
+}
+
+void SemaImpl::checkSimRouterKnobs(EntityState &E) {
+  // Codegen reads the named knobs per cell into the router's `sim_router`;
+  // a name that is no knob would silently give none, so it is an error.
+  for (const char *Field : {"sim_policy_knob", "sim_header_knob"}) {
+    auto It = E.Fields.find(Field);
+    if (It == E.Fields.end() || !E.FieldLocs.count(Field))
+      continue;
+    const std::string &Name = It->second.getString();
+    if (E.K != EntityInfo::Router)
+      diag(E.FieldLocs[Field], DiagID::err_sim_router_knob_service)
+          << Field << E.Name;
+    else if (!E.findKnob(Name))
+      diag(E.FieldLocs[Field], DiagID::err_sim_router_knob)
+          << Field << Name << E.Name;
+  }
 }
 
 void SemaImpl::checkModelFigures(EntityState &E) {

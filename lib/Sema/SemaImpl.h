@@ -343,6 +343,7 @@ public:
   void checkVendor(EntityState &E);
   void checkModelFigures(EntityState &E);
   void checkMetricsKnob(EntityState &E);
+  void checkSimRouterKnobs(EntityState &E);
   /// For an unknown knob with no close spelling: a knob whose flag, JSON
   /// member or variable the name spells (`tensor_parallel_size` -> `tp`),
   /// a name it abbreviates (`num_spec_tokens`), a field it is the last part

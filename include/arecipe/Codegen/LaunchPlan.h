@@ -156,6 +156,12 @@ struct ProcessSpec {
   Readiness Ready = Readiness::Default;
   PlanNumber AliveS; ///< For Readiness::Alive.
   bool ServesApi = false;
+  /// Plan v1.1 `sim_router` (a router whose declaration names its policy
+  /// or header knob): the knobs' values in the cell, none as null.
+  struct SimRouterKnobs {
+    std::optional<std::string> Policy, Header;
+  };
+  std::optional<SimRouterKnobs> SimRouter;
 };
 
 /// Plan v1.1 `endpoint`: the API the client calls.

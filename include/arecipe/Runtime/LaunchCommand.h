@@ -5,10 +5,11 @@
 // binds NUMA, by the container runtime when the plan names one (host network
 // and IPC, the GPU devices, the mounts, an explicit entrypoint so an image
 // whose ENTRYPOINT is the engine cannot swallow the command), or replaced by
-// arecipe-sim under --simulate, after the run-time values are substituted
-// for the plan's placeholders (Placeholders.h). The same function feeds execution and
-// --dry-run, so what the dry run prints is what runs. It builds argv only: it
-// never consults a shell, and never starts anything.
+// arecipe-sim under --simulate (an engine by a simulated engine, the router
+// the client calls by arecipe-sim's router), after the run-time values are
+// substituted for the plan's placeholders (Placeholders.h). The same function
+// feeds execution and --dry-run, so what the dry run prints is what runs. It
+// builds argv only: it never consults a shell, and never starts anything.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,12 @@ struct LaunchCommand {
   /// where LaunchPlan::SimSpec is written before the process starts.
   std::string SimSpecPath;
   std::string ContainerName; ///< empty unless the process runs in a container
+  /// Under --simulate, a router arecipe-sim stands in for: what the cell's
+  /// log says about the stand-in (a policy it simulates differently).
+  std::string Note;
+  /// Non-empty: the process cannot run (a router arecipe-sim cannot stand
+  /// in for under --simulate); the cell fails with this reason.
+  std::string Error;
 };
 
 /// CellDir holds the cell's logs and, under --simulate, the port files;

@@ -131,6 +131,13 @@ struct ReadinessSpec {
   double AliveS = 0;
 };
 
+/// Plan v1.1 `sim_router` of a router process: how arecipe-sim stands in
+/// for it under --simulate (the router's policy and session header in the
+/// cell, each absent when the router declares none or the knob is none).
+struct SimRouterSpec {
+  std::optional<std::string> Policy, Header;
+};
+
 struct ProcessSpec {
   std::string Name;
   std::string Role; ///< server | prefill | decode | router | worker | service
@@ -151,6 +158,7 @@ struct ProcessSpec {
   std::vector<std::string> After;
   ReadinessSpec Ready;
   bool ServesApi = false;
+  std::optional<SimRouterSpec> SimRouter;
 };
 
 struct FixedWorkload {
