@@ -372,6 +372,7 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
   layoutCell(R, CS);
   checkConstraints(R, CS);
   runChecks(R, CS);
+  checkContextLength(R, CS);
   evaluateRenderings(R, CS);
   evaluateReport(R, CS);
   evaluatePreflights(R, CS);

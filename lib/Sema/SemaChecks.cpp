@@ -228,6 +228,75 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
   }
 }
 
+void SemaImpl::checkContextLength(RecipeState &R, CellState &CS) {
+  // A fixed scenario draws each input length from isl x (1 +- ratio) and
+  // each output length from osl x (1 +- ratio), as the client does
+  // (client::lengthRange): the longest request needs both maxima of
+  // context. An engine whose context limit is set below that rejects or
+  // truncates every such request on a real server.
+  if (!R.Engine || CS.C->ServerRoot)
+    return;
+  auto Field = R.Engine->Fields.find("context_knob");
+  if (Field == R.Engine->Fields.end() ||
+      Field->second.kind() != ValueKind::String)
+    return;
+  const std::string &Knob = Field->second.getString();
+  const KnobInfo *K = R.Engine->findKnob(Knob);
+  if (!K || K->Ty.K != Type::Int)
+    return; // Reported with the engine (err_context_knob).
+  const ResolvedValue *Scenario = CS.C->find("scenario");
+  if (!Scenario || Scenario->V.kind() != ValueKind::Record ||
+      Scenario->V.getRecordName() != "fixed")
+    return;
+  const Value *Isl = Scenario->V.lookup("isl");
+  const Value *Osl = Scenario->V.lookup("osl");
+  const Value *Ratio = Scenario->V.lookup("ratio");
+  if (!Isl || !Osl || !Ratio || Isl->kind() != ValueKind::Int ||
+      Osl->kind() != ValueKind::Int || !Ratio->isNumeric())
+    return;
+  NumericResult<Rational> Scale = Rational(1).add(Ratio->getNumber());
+  if (!Scale)
+    return;
+  NumericResult<Rational> InR = Rational(Isl->getInt()).mul(*Scale);
+  NumericResult<Rational> OutR = Rational(Osl->getInt()).mul(*Scale);
+  if (!InR || !OutR)
+    return;
+  NumericResult<int64_t> InMax = InR->round(Rounding::Floor);
+  NumericResult<int64_t> OutMax = OutR->round(Rounding::Floor);
+  if (!InMax || !OutMax)
+    return;
+  int64_t Need = *InMax + *OutMax;
+  for (const std::string &Role : CS.C->Roles) {
+    const ResolvedValue *Limit = CS.C->find(Knob, Role);
+    if (!Limit || Limit->V.kind() != ValueKind::Int ||
+        Limit->V.getInt() >= Need)
+      continue;
+    // The assignment that set the limit, if the recipe did; else the
+    // scenario that asks for the longer requests.
+    const Assignment *Blame = Limit->From && Limit->From->L != Level::Default
+                                  ? Limit->From
+                                  : Scenario->From;
+    llvm::SMRange Where = Blame ? Blame->Range : R.Out->NameRange;
+    if (!Where.isValid())
+      Where = R.Out->NameRange;
+    bool Shared = !CS.C->isDisaggregated() || [&] {
+      const ResolvedValue *P = CS.C->find(Knob, "prefill");
+      const ResolvedValue *D = CS.C->find(Knob, "decode");
+      return P && D && P->From == D->From && P->V == D->V;
+    }();
+    std::string Numbers =
+        std::to_string(Need) + " " + std::to_string(Limit->V.getInt()) + " " +
+        std::to_string(Isl->getInt()) + " " + std::to_string(Osl->getInt()) +
+        " " + Ratio->getNumber().str();
+    if (!R.ContextOverflows.insert({Where.Start.getPointer(), Numbers}).second)
+      continue;
+    report(Where, DiagID::warn_context_overflow)
+        << cellLabel(CS, Shared ? llvm::StringRef() : llvm::StringRef(Role))
+        << Need << *InMax << *OutMax << Isl->getInt() << Osl->getInt()
+        << Ratio->getNumber().str() << Knob << Limit->V.getInt();
+  }
+}
+
 void SemaImpl::evaluatePreflights(RecipeState &R, CellState &CS) {
   EvalCtx Ctx;
   Ctx.M = R.M;

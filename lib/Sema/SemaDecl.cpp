@@ -73,6 +73,7 @@ static const std::vector<FieldSpec> &fieldsOf(EntityInfo::Kind K) {
       {"endpoints.chat_completions", Type::String},
       {"prompt_token_ids", Type::Bool},
       {"metrics_knob", Type::String},
+      {"context_knob", Type::String},
       {"framework", Type::String},
       {"framework_disagg", Type::String},
   };
@@ -436,8 +437,14 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
     checkVendor(E);
   if (E.K == EntityInfo::Model)
     checkModelFigures(E);
-  if (E.K == EntityInfo::Engine)
-    checkMetricsKnob(E);
+  if (E.K == EntityInfo::Engine) {
+    // Codegen reads the metrics knob per cell to decide whether the cell
+    // may require the engine's metrics; the context knob bounds the
+    // longest request (checkContextLength). A name that is no knob of the
+    // right type would be ignored there, so it is an error here.
+    checkKnobField(E, "metrics_knob", Type::Bool, DiagID::err_metrics_knob);
+    checkKnobField(E, "context_knob", Type::Int, DiagID::err_context_knob);
+  }
   if (E.K == EntityInfo::Router || E.K == EntityInfo::Service)
     checkSimRouterKnobs(E);
   E.Evaluating = false;
@@ -461,17 +468,15 @@ void SemaImpl::checkVendor(EntityState &E) {
         << V.describeType() << V.str();
 }
 
-void SemaImpl::checkMetricsKnob(EntityState &E) {
-  // Codegen reads the named knob per cell to decide whether the cell may
-  // require the engine's metrics; a name that is no bool knob would be
-  // ignored there, so it is an error here.
-  auto It = E.Fields.find("metrics_knob");
-  if (It == E.Fields.end() || !E.FieldLocs.count("metrics_knob"))
+void SemaImpl::checkKnobField(EntityState &E, llvm::StringRef Field,
+                              Type::Kind Kind, DiagID ID) {
+  auto It = E.Fields.find(Field.str());
+  if (It == E.Fields.end() || !E.FieldLocs.count(Field.str()))
     return;
   const std::string &Name = It->second.getString();
   const KnobInfo *K = E.findKnob(Name);
-  if (!K || K->Ty.K != Type::Bool)
-    diag(E.FieldLocs["metrics_knob"], DiagID::err_metrics_knob) << Name << E.Name;
+  if (!K || K->Ty.K != Kind)
+    diag(E.FieldLocs[Field.str()], ID) << Name << E.Name;
 }
 
 void SemaImpl::checkSimRouterKnobs(EntityState &E) {

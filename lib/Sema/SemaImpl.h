@@ -183,6 +183,9 @@ struct RecipeState {
   /// Diagnostics about one assignment that hold in several cells, already
   /// reported (a role in an aggregated cell, ...).
   std::set<std::pair<const Assignment *, unsigned>> ReportedOnce;
+  /// Context overflows already warned about, by where the warning points
+  /// and its numbers: cells that share them are reported once.
+  std::set<std::pair<const char *, std::string>> ContextOverflows;
   /// A router's or service's failed check or constraint, reported once per
   /// cell however many processes of the template the cell runs.
   std::set<std::pair<const ast::Stmt *, std::string>> TemplateFailures;
@@ -342,7 +345,10 @@ public:
   std::optional<KnobInfo> declareKnob(EntityState &E, const ast::KnobStmt *K);
   void checkVendor(EntityState &E);
   void checkModelFigures(EntityState &E);
-  void checkMetricsKnob(EntityState &E);
+  /// An engine field naming one of its knobs (`metrics_knob`,
+  /// `context_knob`): the knob must exist and be of type Kind.
+  void checkKnobField(EntityState &E, llvm::StringRef Field, Type::Kind Kind,
+                      DiagID ID);
   void checkSimRouterKnobs(EntityState &E);
   /// For an unknown knob with no close spelling: a knob whose flag, JSON
   /// member or variable the name spells (`tensor_parallel_size` -> `tp`),
@@ -496,6 +502,7 @@ public:
   // Checks and renderings (SemaChecks.cpp) ---------------------------------
   void runChecks(RecipeState &R, CellState &CS);
   void checkConstraints(RecipeState &R, CellState &CS);
+  void checkContextLength(RecipeState &R, CellState &CS);
   /// The context of a formula evaluated for one process of a cell (a
   /// template's `headless`, render conditions, `emit` blocks): the process's
   /// render context and the role its values are read for.
