@@ -40,7 +40,7 @@ struct CellJob {
   std::string ArrayJobId;
   int Task = 0;
   std::string State = "SUBMITTED";
-  std::string Nodes;
+  std::string Nodes; ///< where Slurm last said the job runs
   std::string OutputPath;
   std::streamoff OutputSeen = 0;
   bool Done = false;
@@ -271,10 +271,13 @@ void SlurmSweep::poll() {
         if (R.succeeded() || R.Output.find("Invalid job id") != std::string::npos) {
           SlurmJobRecord Gone;
           Gone.State = "UNKNOWN";
+          Gone.NodeList = J.Nodes;
           finish(J, Gone);
         }
         continue;
       }
+      if (!Mine->NodeList.empty())
+        J.Nodes = Mine->NodeList;
       if (Mine->State != J.State) {
         if (Mine->State == "PENDING")
           say(J, Mine->Reason.empty() || Mine->Reason == "None"
@@ -321,7 +324,10 @@ void SlurmSweep::cancelAll() {
       continue;
     showOutput(J);
     if (auto Summary = Store.finishedSummary(*J.TheCell)) {
+      // Finished before a poll saw it end (an interrupt right after its
+      // summary): where it ran is what the last poll said.
       SlurmJobRecord Ended;
+      Ended.NodeList = J.Nodes;
       finish(J, Ended);
     } else {
       say(J, fmt::format("cancelled (Slurm job {}); left for --resume", J.key()));
