@@ -60,9 +60,12 @@ void checkAccepted(const LaunchPlan &Plan) {
           require(isValidEnvName(Name), "an invalid environment variable name", Name);
         for (const std::string &Name : P.EnvUnset)
           require(isValidEnvName(Name), "an invalid environment variable name", Name);
-        LaunchCommand L = buildLaunchCommand(Plan, C, P, Settings,
-                                             Settings.OutDir + "/cells/" + C.Id);
-        require(!L.Command.empty(), "a process with an empty command", P.Name);
+        std::string CellDir = Settings.OutDir + "/cells/" + C.Id;
+        LaunchCommand L = buildLaunchCommand(Plan, C, P, Settings, CellDir,
+                                             cellPlaceholderValues(C, Settings, CellDir));
+        // A process the runtime refuses to start names why instead.
+        require(!L.Command.empty() || !L.Error.empty(), "a process with an empty command",
+                P.Name);
         (void)arecipe::support::shellJoin(arecipe::support::redactArgv(L.Command));
       }
     }
