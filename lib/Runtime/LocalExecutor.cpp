@@ -179,12 +179,8 @@ CellOutcome runLocalRanks(const LaunchPlan &Plan, const Cell &C, const RunSettin
   std::vector<ChildProcess> Ranks(size_t(C.Nodes - 1));
   for (int Rank = 1; Rank < C.Nodes; ++Rank) {
     Argv Command = S.RankCommand;
-    // A repeat's results directory is its own (--repeat): the rank writes
-    // where this runtime does.
-    for (size_t W = 0; W + 1 < Command.size(); ++W)
-      if (Command[W] == "--out")
-        Command[W + 1] = S.OutDir;
-    Command.insert(Command.end(), {"--cells", C.Id, "--node-rank", std::to_string(Rank),
+    // The rank writes where this runtime does (a repeat's own directory).
+    Command.insert(Command.end(), {"--out", S.OutDir, "--cells", C.Id, "--node-rank", std::to_string(Rank),
                                    "--node-addrs", fmt::format("{}", fmt::join(Addrs, ",")),
                                    "--node-hosts", fmt::format("{}", fmt::join(Hosts, ",")),
                                    "--node-name", NodeName(Rank), S.PlanPath});

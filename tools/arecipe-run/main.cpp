@@ -471,8 +471,6 @@ int main(int Argc, char **Argv) {
       ownDirectory() + "/arecipe-run",
       "--executor",
       "local",
-      "--out",
-      S.OutDir,
       "--progress",
       "plain",
       fmt::format("--teardown-grace={}", TeardownGrace.getValue()),
@@ -499,8 +497,10 @@ int main(int Argc, char **Argv) {
     }
   }
   // The other node ranks of a multi-node cell under --simulate, on this
-  // machine, are this runtime too.
+  // machine, are this runtime too; each gets the results directory of the
+  // run (or repeat) it belongs to.
   S.RankCommand = Run;
+  Run.insert(Run.begin() + 3, {"--out", S.OutDir}); // after --executor local
 
   bool Live = ProgressMode == "live" || (ProgressMode == "auto" && isatty(STDERR_FILENO));
   ProgressReport Progress(stderr, Live);
