@@ -101,6 +101,27 @@ TEST(EngineConfig, SglangSpellings) {
   EXPECT_STREQ(metricPrefix(R.Config.Engine), "sglang:");
 }
 
+// ServerArgs' aliases: `--model` for `--model-path`, and the long parallel
+// spellings (`--tensor-parallel-size`, `--data-parallel-size`) that
+// launchers mix with the short ones.
+TEST(EngineConfig, SglangAliases) {
+  EngineParseResult R =
+      parse({"python3", "-m", "sglang.launch_server", "--model", "org/m",
+             "--tp", "8", "--expert-parallel-size", "8", "--port", "8888"});
+  ASSERT_EQ(R.Error, "");
+  EXPECT_TRUE(R.Warnings.empty());
+  EXPECT_EQ(R.Config.Model, "org/m");
+  EXPECT_EQ(R.Config.TensorParallel, 8);
+  EXPECT_EQ(R.Config.ExpertParallelSize, 8);
+
+  R = parse({"python3", "-m", "sglang.launch_server", "--model-path", "/m",
+             "--tensor-parallel-size", "4", "--data-parallel-size", "2"});
+  ASSERT_EQ(R.Error, "");
+  EXPECT_TRUE(R.Warnings.empty());
+  EXPECT_EQ(R.Config.TensorParallel, 4);
+  EXPECT_EQ(R.Config.DataParallel, 2);
+}
+
 TEST(EngineConfig, UnknownFlagsAreWarningsNotErrors) {
   EngineParseResult R = parse({"vllm", "serve", "m", "--future-flag", "x",
                                "--future-switch", "--port", "1"});
