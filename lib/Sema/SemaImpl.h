@@ -446,6 +446,12 @@ public:
   void evaluateRecipeHeader(RecipeState &R);
   /// Each arm's concurrency list (its own, else the recipe's).
   void evaluateArmConcurrency(RecipeState &R);
+  /// The factor-2 `geometric(a, b)` call whose value List is, found through
+  /// conditionals and file-level constants; null when there is none.
+  const ast::CallExpr *geometricCall(const ast::Expr *E, Module &M,
+                                     const std::vector<int64_t> &List,
+                                     const std::optional<LocalScope> &Mode,
+                                     int Depth = 0);
   void matchBands(RecipeState &R);
   void matchAts(RecipeState &R);
   void linkServerCells(RecipeState &R);
