@@ -958,8 +958,8 @@ void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
           !A->ShadowedBy)
         A->ShadowedBy = From;
     std::optional<std::vector<int64_t>> List = Evaluate(From);
-    if (!List || (List->empty() && !(Values.count(From) &&
-                                     Values[From].listSize() == 0)))
+    if (!List || (List->empty() &&
+                  !(Values.count(From) && Values[From].listSize() == 0)))
       AnyFailed = true;
     if (List && List->empty() && Values.count(From) &&
         Values[From].listSize() == 0 &&
@@ -1010,8 +1010,7 @@ void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
         break;
       }
     auto B = diag(At->ValueExpr->getRange(), DiagID::err_concurrency_no_cell);
-    B << Mode->V.getString()
-      << (Out.hasArms() ? " in every arm" : "");
+    B << Mode->V.getString() << (Out.hasArms() ? " in every arm" : "");
     for (AssignmentState *A : EmptyLists)
       if (A != At && A->Range.isValid())
         B.note(A->Range.Start, DiagID::note_concurrency_here) << A->Range;
