@@ -448,6 +448,13 @@ static std::optional<Value> nodeHostFn(BuiltinCall &C) {
   return nodePlaceholder(C, "node_host");
 }
 
+/// `{dir:logs}`: the directory the runtime gives a cell's processes for what
+/// they write themselves (a launcher's per-node config dump), known only at
+/// run time.
+static std::optional<Value> logDirFn(BuiltinCall &) {
+  return Value::string("{dir:logs}");
+}
+
 static std::optional<Value> dramBudgetFn(BuiltinCall &C) {
   if (!C.Args[0].isNumeric())
     return C.mismatch(0, "float");
@@ -561,6 +568,10 @@ BuiltinTables::BuiltinTables() {
        "the host name of node K of the cell's allocation at run time "
        "(`{node_host:K}`)",
        nodeHostFn},
+      {"log_dir", 0, 0, "() → string",
+       "the directory the cell's processes write their own files into at "
+       "run time (`{dir:logs}`)",
+       logDirFn},
       {"dram_budget", 1, 1, "(float) → size",
        "the InferenceX CPU DRAM rule (§8) for the recipe's hardware and the "
        "cell's GPUs",
