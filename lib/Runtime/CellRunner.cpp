@@ -1181,7 +1181,8 @@ CellOutcome CellExecution::run() {
   // Every rank makes it (idempotent on a shared file system) before its
   // processes start: a launcher's per-node dump lands there.
   if (cellUsesLogDir(C) && !makeRealDirectory(Values.LogDir, Err))
-    return {CellStatus::Failed, "cannot make the cell's process directory: " + Err};
+    return {CellStatus::Failed,
+            "cannot make the cell's process directory: " + Err};
   if (rank() > 0)
     return runWorkerRank();
   if (multiNode())

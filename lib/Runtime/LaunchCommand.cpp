@@ -165,8 +165,9 @@ Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P,
   return Out;
 }
 
-Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::string &Name,
-                      const std::string &FilesDir, const std::string &LogDir) {
+Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P,
+                      const std::string &Name, const std::string &FilesDir,
+                      const std::string &LogDir) {
   const ContainerSpec &K = *Plan.Container;
   Argv Out = {K.Runtime, "run", "--rm", "--name=" + Name, "--network=host", "--ipc=host"};
   if (isAmd(Plan))
@@ -228,7 +229,9 @@ std::string simulatedGpuMemoryDir(const RunSettings &Settings) {
 
 std::string generatedFilesDir(const std::string &CellDir) { return CellDir + "/files"; }
 
-std::string processLogDir(const std::string &CellDir) { return CellDir + "/logs"; }
+std::string processLogDir(const std::string &CellDir) {
+  return CellDir + "/logs";
+}
 
 bool cellUsesLogDir(const Cell &C) {
   for (const ProcessSpec &P : C.Processes) {
@@ -291,9 +294,10 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
     L.Command = simulatedCommand(Plan, C, P, S, CellDir, L.Port, L.SimSpecPath);
   } else if (Plan.Container) {
     L.ContainerName = fmt::format("arecipe-{}-{}-{}", Plan.RecipeName, C.Id, P.Name);
-    L.Command = containerCommand(Plan, P, L.ContainerName,
-                                 C.Files.empty() ? "" : generatedFilesDir(CellDir),
-                                 cellUsesLogDir(C) ? Values.LogDir : "");
+    L.Command =
+        containerCommand(Plan, P, L.ContainerName,
+                         C.Files.empty() ? "" : generatedFilesDir(CellDir),
+                         cellUsesLogDir(C) ? Values.LogDir : "");
     return L; // the container gets its environment through --env
   } else {
     L.Command = withNuma(P);

@@ -115,13 +115,15 @@ std::string checkPlaceholders(std::string_view Text, const PlaceholderScope &Sco
                                                            : Scope.CaptureContext);
     } else if (P.Kind == "dir") {
       if (P.Name != "logs")
-        Problem = fmt::format("placeholder '{}' names no directory of the cell (expected "
-                              "'{{dir:logs}}')",
-                              Written);
+        Problem = fmt::format(
+            "placeholder '{}' names no directory of the cell (expected "
+            "'{{dir:logs}}')",
+            Written);
     } else {
-      Problem = fmt::format("unknown placeholder '{}' (expected node_addr, node_host, file, "
-                            "capture or dir)",
-                            Written);
+      Problem = fmt::format(
+          "unknown placeholder '{}' (expected node_addr, node_host, file, "
+          "capture or dir)",
+          Written);
     }
   });
   return Problem;

@@ -128,7 +128,8 @@ TEST_F(LaunchCommandFixture, LogDirIsSubstitutedAndMountedWritableWhereUsed) {
   EXPECT_TRUE(cellUsesLogDir(C));
   Line = arecipe::support::shellJoin(
       buildLaunchCommand(Plan, C, P, S, "/out/cells/c8", Values).Command);
-  EXPECT_NE(Line.find("--volume=/out/cells/c8/logs:/out/cells/c8/logs "), std::string::npos)
+  EXPECT_NE(Line.find("--volume=/out/cells/c8/logs:/out/cells/c8/logs "),
+            std::string::npos)
       << Line;
   EXPECT_NE(Line.find(" /out/cells/c8/logs/"), std::string::npos) << Line;
 }
@@ -163,10 +164,12 @@ TEST(Placeholders, CheckNamesTheFirstUnknownOne) {
   EXPECT_EQ(checkPlaceholders("{capture:gid}", Scope),
             "placeholder '{capture:gid}' names no capture step of this cell");
   EXPECT_EQ(checkPlaceholders("{node_adr:0}", Scope),
-            "unknown placeholder '{node_adr:0}' (expected node_addr, node_host, file, capture or dir)");
+            "unknown placeholder '{node_adr:0}' (expected node_addr, "
+            "node_host, file, capture or dir)");
   EXPECT_EQ(checkPlaceholders("{dir:logs}/x.json", Scope), "");
   EXPECT_EQ(checkPlaceholders("{dir:tmp}", Scope),
-            "placeholder '{dir:tmp}' names no directory of the cell (expected '{dir:logs}')");
+            "placeholder '{dir:tmp}' names no directory of the cell (expected "
+            "'{dir:logs}')");
   EXPECT_TRUE(usesLogDir("--x={dir:logs}/a"));
   EXPECT_FALSE(usesLogDir("{dir:tmp}"));
   EXPECT_TRUE(usesCapture("a {capture:rail} b"));
