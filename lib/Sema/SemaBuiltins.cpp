@@ -781,7 +781,16 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
           Names.push_back(P.Name);
         auto B = S.diag(A.Name.Range, DiagID::err_unknown_argument);
         B << Sig.Name << A.Name.Name;
-        S.didYouMean(B, A.Name.Range, A.Name.Name, Names);
+        // A benchmark client's spelling of a scenario parameter
+        // (`range_ratio` for `ratio`) suggests the parameter it means.
+        std::optional<llvm::StringRef> Meant =
+            scenarioParameterFor(A.Name.Name);
+        if (Meant && *Meant != A.Name.Name && llvm::is_contained(Names, *Meant))
+          B.note(A.Name.Range.Start, DiagID::note_did_you_mean)
+              << *Meant << A.Name.Range
+              << FixIt::replace(A.Name.Range, *Meant);
+        else
+          S.didYouMean(B, A.Name.Range, A.Name.Name, Names);
         Ok = false;
         continue;
       }

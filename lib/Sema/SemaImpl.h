@@ -206,6 +206,10 @@ struct RecipeState {
 /// A file or capture name: letters, digits, '.', '_', '-', not hidden.
 bool isValidFileName(llvm::StringRef Name);
 
+/// The scenario parameter (`ratio`, `isl`, …) that InferenceX's or a
+/// benchmark client's name (`range_ratio`, `input_len`, …) stands for.
+std::optional<llvm::StringRef> scenarioParameterFor(llvm::StringRef Name);
+
 /// A name bound by a comprehension (`x` in `[e for x in L]`), innermost
 /// first.
 struct LocalScope {
