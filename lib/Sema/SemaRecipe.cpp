@@ -224,10 +224,19 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
   std::vector<std::string> Candidates;
   for (const auto &[N, _] : R.Names)
     Candidates.push_back(N);
-  std::string Owner = R.Out->Engine ? "engine '" + R.Out->Engine->Name + "'"
-                                    : "recipe '" + R.Out->Name + "'";
-  auto B = diag(NameRange, DiagID::err_unknown_knob);
-  B << Name << Owner;
+  // `client.x`, `profile.x`, `slurm.x`, `ready.x` are the recipe's own
+  // fields, never the engine's knobs.
+  auto [Prefix, Field] = Name.split('.');
+  bool RecipeField = !Field.empty() && isRecipePrefix(Prefix);
+  std::string Owner = R.Out->Engine && !RecipeField
+                          ? "engine '" + R.Out->Engine->Name + "'"
+                          : "recipe '" + R.Out->Name + "'";
+  auto B = RecipeField ? diag(NameRange, DiagID::err_unknown_field)
+                       : diag(NameRange, DiagID::err_unknown_knob);
+  if (RecipeField)
+    B << Owner << Name;
+  else
+    B << Name << Owner;
   if (suggestSpelling(Name, Candidates))
     didYouMean(B, NameRange, Name, Candidates);
   else
