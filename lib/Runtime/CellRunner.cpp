@@ -1178,6 +1178,11 @@ CellOutcome CellExecution::run() {
   if (S.NodeRank < 0 && !Store.resetCell(C, Err))
     return {CellStatus::Failed, Err};
   Values = cellPlaceholderValues(C, S, Dir);
+  // Every rank makes it (idempotent on a shared file system) before its
+  // processes start: a launcher's per-node dump lands there.
+  if (cellUsesLogDir(C) && !makeRealDirectory(Values.LogDir, Err))
+    return {CellStatus::Failed,
+            "cannot make the cell's process directory: " + Err};
   if (rank() > 0)
     return runWorkerRank();
   if (multiNode())

@@ -165,8 +165,9 @@ Argv simulatedRouterCommand(const Cell &C, const ProcessSpec &P,
   return Out;
 }
 
-Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::string &Name,
-                      const std::string &FilesDir) {
+Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P,
+                      const std::string &Name, const std::string &FilesDir,
+                      const std::string &LogDir) {
   const ContainerSpec &K = *Plan.Container;
   Argv Out = {K.Runtime, "run", "--rm", "--name=" + Name, "--network=host", "--ipc=host"};
   if (isAmd(Plan))
@@ -181,6 +182,10 @@ Argv containerCommand(const LaunchPlan &Plan, const ProcessSpec &P, const std::s
   // The cell's generated files, at the path their placeholders name.
   if (!FilesDir.empty())
     Out.push_back(fmt::format("--volume={}:{}:ro", FilesDir, FilesDir));
+  // The directory the processes write their own files into, at the path
+  // `{dir:logs}` names.
+  if (!LogDir.empty())
+    Out.push_back(fmt::format("--volume={}:{}", LogDir, LogDir));
   // The container does not inherit the host environment: everything the
   // plan sets is passed explicitly.
   EnvMap Env = P.Env;
@@ -224,6 +229,25 @@ std::string simulatedGpuMemoryDir(const RunSettings &Settings) {
 
 std::string generatedFilesDir(const std::string &CellDir) { return CellDir + "/files"; }
 
+std::string processLogDir(const std::string &CellDir) {
+  return CellDir + "/logs";
+}
+
+bool cellUsesLogDir(const Cell &C) {
+  for (const ProcessSpec &P : C.Processes) {
+    for (const std::string &Word : P.Command)
+      if (usesLogDir(Word))
+        return true;
+    for (const auto &[Key, Value] : P.Env)
+      if (usesLogDir(Value))
+        return true;
+  }
+  for (const GeneratedFile &F : C.Files)
+    if (usesLogDir(F.Content))
+      return true;
+  return false;
+}
+
 PlaceholderValues cellPlaceholderValues(const Cell &C, const RunSettings &S,
                                         const std::string &CellDir) {
   PlaceholderValues V;
@@ -232,6 +256,7 @@ PlaceholderValues cellPlaceholderValues(const Cell &C, const RunSettings &S,
   V.DefaultHost = S.NodeName.empty() ? localHostName() : S.NodeName;
   for (const GeneratedFile &F : C.Files)
     V.Files[F.Name] = generatedFilesDir(CellDir) + "/" + F.Name;
+  V.LogDir = processLogDir(CellDir);
   return V;
 }
 
@@ -269,8 +294,10 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
     L.Command = simulatedCommand(Plan, C, P, S, CellDir, L.Port, L.SimSpecPath);
   } else if (Plan.Container) {
     L.ContainerName = fmt::format("arecipe-{}-{}-{}", Plan.RecipeName, C.Id, P.Name);
-    L.Command = containerCommand(Plan, P, L.ContainerName,
-                                 C.Files.empty() ? "" : generatedFilesDir(CellDir));
+    L.Command =
+        containerCommand(Plan, P, L.ContainerName,
+                         C.Files.empty() ? "" : generatedFilesDir(CellDir),
+                         cellUsesLogDir(C) ? Values.LogDir : "");
     return L; // the container gets its environment through --env
   } else {
     L.Command = withNuma(P);

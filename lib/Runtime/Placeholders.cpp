@@ -74,6 +74,8 @@ std::string substitutePlaceholders(std::string_view Text, const PlaceholderValue
         Value = &V.NodeHosts[size_t(K)];
       else if (K == 0 && V.NodeHosts.empty())
         Value = &V.DefaultHost;
+    } else if (P.Kind == "dir" && P.Name == "logs" && !V.LogDir.empty()) {
+      Value = &V.LogDir;
     } else if (P.Kind == "file" || P.Kind == "capture") {
       const auto &Map = P.Kind == "file" ? V.Files : V.Captures;
       if (auto It = Map.find(std::string(P.Name)); It != Map.end())
@@ -111,10 +113,17 @@ std::string checkPlaceholders(std::string_view Text, const PlaceholderScope &Sco
         Problem = fmt::format("placeholder '{}' names {}", Written,
                               Scope.CaptureContext.empty() ? "no capture step of this cell"
                                                            : Scope.CaptureContext);
+    } else if (P.Kind == "dir") {
+      if (P.Name != "logs")
+        Problem = fmt::format(
+            "placeholder '{}' names no directory of the cell (expected "
+            "'{{dir:logs}}')",
+            Written);
     } else {
-      Problem = fmt::format("unknown placeholder '{}' (expected node_addr, node_host, file or "
-                            "capture)",
-                            Written);
+      Problem = fmt::format(
+          "unknown placeholder '{}' (expected node_addr, node_host, file, "
+          "capture or dir)",
+          Written);
     }
   });
   return Problem;
@@ -207,6 +216,14 @@ std::string remapPorts(std::string_view Text, const PortRemap &Ports, int OwnRan
 bool usesCapture(std::string_view Text) {
   bool Found = false;
   forEachPlaceholder(Text, [&](const Placeholder &P) { Found |= P.Kind == "capture"; });
+  return Found;
+}
+
+bool usesLogDir(std::string_view Text) {
+  bool Found = false;
+  forEachPlaceholder(Text, [&](const Placeholder &P) {
+    Found |= P.Kind == "dir" && P.Name == "logs";
+  });
   return Found;
 }
 

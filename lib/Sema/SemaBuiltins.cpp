@@ -448,6 +448,13 @@ static std::optional<Value> nodeHostFn(BuiltinCall &C) {
   return nodePlaceholder(C, "node_host");
 }
 
+/// `{dir:logs}`: the directory the runtime gives a cell's processes for what
+/// they write themselves (a launcher's per-node config dump), known only at
+/// run time.
+static std::optional<Value> logDirFn(BuiltinCall &) {
+  return Value::string("{dir:logs}");
+}
+
 static std::optional<Value> dramBudgetFn(BuiltinCall &C) {
   if (!C.Args[0].isNumeric())
     return C.mismatch(0, "float");
@@ -561,6 +568,10 @@ BuiltinTables::BuiltinTables() {
        "the host name of node K of the cell's allocation at run time "
        "(`{node_host:K}`)",
        nodeHostFn},
+      {"log_dir", 0, 0, "() → string",
+       "the directory the cell's processes write their own files into at "
+       "run time (`{dir:logs}`)",
+       logDirFn},
       {"dram_budget", 1, 1, "(float) → size",
        "the InferenceX CPU DRAM rule (§8) for the recipe's hardware and the "
        "cell's GPUs",
@@ -770,7 +781,16 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
           Names.push_back(P.Name);
         auto B = S.diag(A.Name.Range, DiagID::err_unknown_argument);
         B << Sig.Name << A.Name.Name;
-        S.didYouMean(B, A.Name.Range, A.Name.Name, Names);
+        // A benchmark client's spelling of a scenario parameter
+        // (`range_ratio` for `ratio`) suggests the parameter it means.
+        std::optional<llvm::StringRef> Meant =
+            scenarioParameterFor(A.Name.Name);
+        if (Meant && *Meant != A.Name.Name && llvm::is_contained(Names, *Meant))
+          B.note(A.Name.Range.Start, DiagID::note_did_you_mean)
+              << *Meant << A.Name.Range
+              << FixIt::replace(A.Name.Range, *Meant);
+        else
+          S.didYouMean(B, A.Name.Range, A.Name.Name, Names);
         Ok = false;
         continue;
       }

@@ -644,6 +644,19 @@ void SemaImpl::suggestByMeaning(DiagnosticBuilder &B, const RecipeState &R,
     }
   }
   // InferenceX's and the launchers' names for scenario parameters.
+  if (std::optional<llvm::StringRef> Param = scenarioParameterFor(Wanted)) {
+    B.note(Range.Start, DiagID::note_scenario_parameter)
+        << Name << *Param
+        << (*Param == "duration" || *Param == "trace"
+                ? "agentic(duration = ..., trace = ...)"
+                : "fixed(isl = ..., osl = ..., " + Param->str() + " = ...)")
+        << Range;
+    return;
+  }
+}
+
+std::optional<llvm::StringRef>
+arecipe::sema::scenarioParameterFor(llvm::StringRef Name) {
   static const std::pair<const char *, const char *> Scenario[] = {
       {"range_ratio", "ratio"}, {"random_range_ratio", "ratio"},
       {"ratio", "ratio"},       {"isl", "isl"},
@@ -652,15 +665,7 @@ void SemaImpl::suggestByMeaning(DiagnosticBuilder &B, const RecipeState &R,
       {"duration", "duration"}, {"trace", "trace"},
   };
   for (const auto &[Alias, Param] : Scenario)
-    if (Wanted == Alias) {
-      B.note(Range.Start, DiagID::note_scenario_parameter)
-          << Name << Param
-          << (llvm::StringRef(Param) == "duration" ||
-                      llvm::StringRef(Param) == "trace"
-                  ? "agentic(duration = ..., trace = ...)"
-                  : "fixed(isl = ..., osl = ..., " + std::string(Param) +
-                        " = ...)")
-          << Range;
-      return;
-    }
+    if (Name == Alias)
+      return llvm::StringRef(Param);
+  return std::nullopt;
 }

@@ -206,6 +206,10 @@ struct RecipeState {
 /// A file or capture name: letters, digits, '.', '_', '-', not hidden.
 bool isValidFileName(llvm::StringRef Name);
 
+/// The scenario parameter (`ratio`, `isl`, …) that InferenceX's or a
+/// benchmark client's name (`range_ratio`, `input_len`, …) stands for.
+std::optional<llvm::StringRef> scenarioParameterFor(llvm::StringRef Name);
+
 /// A name bound by a comprehension (`x` in `[e for x in L]`), innermost
 /// first.
 struct LocalScope {
@@ -446,6 +450,12 @@ public:
   void evaluateRecipeHeader(RecipeState &R);
   /// Each arm's concurrency list (its own, else the recipe's).
   void evaluateArmConcurrency(RecipeState &R);
+  /// The factor-2 `geometric(a, b)` call whose value List is, found through
+  /// conditionals and file-level constants; null when there is none.
+  const ast::CallExpr *geometricCall(const ast::Expr *E, Module &M,
+                                     const std::vector<int64_t> &List,
+                                     const std::optional<LocalScope> &Mode,
+                                     int Depth = 0);
   void matchBands(RecipeState &R);
   void matchAts(RecipeState &R);
   void linkServerCells(RecipeState &R);

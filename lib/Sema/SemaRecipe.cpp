@@ -224,10 +224,19 @@ bool SemaImpl::checkAssignable(RecipeState &R, llvm::StringRef Name,
   std::vector<std::string> Candidates;
   for (const auto &[N, _] : R.Names)
     Candidates.push_back(N);
-  std::string Owner = R.Out->Engine ? "engine '" + R.Out->Engine->Name + "'"
-                                    : "recipe '" + R.Out->Name + "'";
-  auto B = diag(NameRange, DiagID::err_unknown_knob);
-  B << Name << Owner;
+  // `client.x`, `profile.x`, `slurm.x`, `ready.x` are the recipe's own
+  // fields, never the engine's knobs.
+  auto [Prefix, Field] = Name.split('.');
+  bool RecipeField = !Field.empty() && isRecipePrefix(Prefix);
+  std::string Owner = R.Out->Engine && !RecipeField
+                          ? "engine '" + R.Out->Engine->Name + "'"
+                          : "recipe '" + R.Out->Name + "'";
+  auto B = RecipeField ? diag(NameRange, DiagID::err_unknown_field)
+                       : diag(NameRange, DiagID::err_unknown_knob);
+  if (RecipeField)
+    B << Owner << Name;
+  else
+    B << Name << Owner;
   if (suggestSpelling(Name, Candidates))
     didYouMean(B, NameRange, Name, Candidates);
   else
@@ -581,13 +590,17 @@ void SemaImpl::matchBands(RecipeState &R) {
     }
   }
   for (BandState *B : R.Bands)
-    if (B->Concs.empty())
+    if (B->Concs.empty() && !(B->Arm && B->Arm->Concurrency.empty()))
       diag(B->NameRange, DiagID::warn_band_matches_nothing) << B->Name;
 }
 
 void SemaImpl::matchAts(RecipeState &R) {
   RecipeCells &Out = *R.Out;
   for (AtConcState *At : R.Ats) {
+    // An arm without cells in this mode (its list is empty here): the
+    // block applies to none of them.
+    if (At->Arm && At->Arm->Concurrency.empty())
+      continue;
     const std::vector<int64_t> &List =
         At->Arm ? At->Arm->Concurrency : Out.Concurrency;
     const AssignmentState *ListAssign =
@@ -769,6 +782,57 @@ void SemaImpl::applySets(RecipeState &R) {
   }
 }
 
+const ast::CallExpr *
+SemaImpl::geometricCall(const ast::Expr *E, Module &M,
+                        const std::vector<int64_t> &List,
+                        const std::optional<LocalScope> &Mode, int Depth) {
+  if (!E || Depth > 8)
+    return nullptr;
+  if (auto *C = llvm::dyn_cast<ast::ConditionalExpr>(E)) {
+    if (const ast::CallExpr *T =
+            geometricCall(C->getThen(), M, List, Mode, Depth + 1))
+      return T;
+    return geometricCall(C->getElse(), M, List, Mode, Depth + 1);
+  }
+  if (auto *N = llvm::dyn_cast<ast::NameExpr>(E)) {
+    const Symbol *S = lookupSymbol(M, N->getName().Name);
+    if (!S || S->K != Symbol::Constant || !S->Const || !S->Const->Decl)
+      return nullptr;
+    return geometricCall(S->Const->Decl->getValue(), *S->Const->Owner, List,
+                         Mode, Depth + 1);
+  }
+  auto *Call = llvm::dyn_cast<ast::CallExpr>(E);
+  if (!Call)
+    return nullptr;
+  auto *Callee = llvm::dyn_cast<ast::NameExpr>(Call->getCallee());
+  if (!Callee || Callee->getName().Name != "geometric")
+    return nullptr;
+  for (size_t I = 0; I < Call->getArgs().size(); ++I) {
+    const ast::Argument &A = Call->getArgs()[I];
+    if (A.isNamed() ? A.Name.Name == "factor" : I == 2) {
+      auto *Lit = llvm::dyn_cast<ast::IntegerLiteral>(A.Value);
+      if (!Lit || Lit->getValue() != 2)
+        return nullptr;
+    }
+  }
+  // The list must be this call's value, not one derived from it.
+  EvalCtx Ctx;
+  Ctx.M = &M;
+  Ctx.Locals = Mode ? &*Mode : nullptr;
+  Ctx.What = "the recipe's 'concurrency'";
+  bool Was = Silent;
+  Silent = true;
+  std::optional<Value> V = eval(Call, Ctx);
+  Silent = Was;
+  if (!V || V->listSize() != List.size())
+    return nullptr;
+  size_t I = 0;
+  for (Value X : V->elements())
+    if (X.kind() != ValueKind::Int || X.getInt() != List[I++])
+      return nullptr;
+  return Call;
+}
+
 void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
   RecipeCells &Out = *R.Out;
   std::vector<AssignmentState *> &As = R.ByName["concurrency"];
@@ -826,8 +890,8 @@ void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
     std::vector<int64_t> List;
     const ast::Expr *Where = A->ValueExpr;
     warnLinearConcurrency(Where, A->M);
-    if (C->listSize() == 0)
-      diag(Where->getRange(), DiagID::err_concurrency_empty);
+    // An empty list is an arm without cells in this mode; whether that is
+    // an error is decided once every arm's list is known.
     for (Value E : C->elements()) {
       int64_t N = E.getInt();
       // The runtime runs a conc in [1, MaxConcurrency] only (F11).
@@ -854,9 +918,36 @@ void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
     return List;
   };
 
+  // The size of A's list in another mode, silently; none when it cannot be
+  // evaluated there.
+  auto SizeInMode = [&](const AssignmentState *A,
+                        llvm::StringRef Other) -> std::optional<size_t> {
+    LocalScope OtherMode{
+        "mode", Value::enumMember(builtinEnum("mode"), Other.str()), nullptr};
+    EvalCtx Ctx;
+    Ctx.M = A->M;
+    Ctx.Recipe = &R;
+    Ctx.Locals = &OtherMode;
+    Ctx.What = "the recipe's 'concurrency'";
+    bool Was = Silent;
+    Silent = true;
+    std::optional<Value> V = eval(A->ValueExpr, Ctx);
+    Silent = Was;
+    if (!V)
+      return std::nullopt;
+    std::optional<Value> C = conformTo(*V, Type::listOf(Type::of(Type::Int)));
+    if (!C)
+      return std::nullopt;
+    return C->listSize();
+  };
+
   R.ArmConcurrencyAssign.assign(R.Arms.size(), nullptr);
   Out.ArmConcurrency.assign(R.Arms.size(), ResolvedValue());
   size_t Total = 0;
+  // The lists that evaluated to no concurrency in this mode, in arm order.
+  std::vector<AssignmentState *> EmptyLists;
+  // Some list failed to evaluate or was refused (already reported).
+  bool AnyFailed = false;
   for (ArmState *Arm : R.Arms) {
     AssignmentState *From = nullptr;
     for (AssignmentState *A : As)
@@ -876,32 +967,62 @@ void SemaImpl::evaluateArmConcurrency(RecipeState &R) {
           !A->ShadowedBy)
         A->ShadowedBy = From;
     std::optional<std::vector<int64_t>> List = Evaluate(From);
+    if (!List || (List->empty() &&
+                  !(Values.count(From) && Values[From].listSize() == 0)))
+      AnyFailed = true;
+    if (List && List->empty() && Values.count(From) &&
+        Values[From].listSize() == 0 &&
+        std::find(EmptyLists.begin(), EmptyLists.end(), From) ==
+            EmptyLists.end())
+      EmptyLists.push_back(From);
     if (!List || List->empty())
       continue;
     Arm->Concurrency = *List;
     Total += List->size();
     // `geometric(a, b)` with InferenceX's factor 2: a `conc-start`/`conc-end`
-    // pair in --emit inferencex.
-    if (auto *Call = llvm::dyn_cast_or_null<ast::CallExpr>(From->ValueExpr))
-      if (auto *Callee = llvm::dyn_cast<ast::NameExpr>(Call->getCallee());
-          Callee && Callee->getName().Name == "geometric") {
-        bool Factor2 = true;
-        for (size_t I = 0; I < Call->getArgs().size(); ++I) {
-          const ast::Argument &A = Call->getArgs()[I];
-          if (A.isNamed() ? A.Name.Name == "factor" : I == 2) {
-            auto *Lit = llvm::dyn_cast<ast::IntegerLiteral>(A.Value);
-            Factor2 = Lit && Lit->getValue() == 2;
-          }
-        }
-        if (Factor2)
-          Arm->Geometric = std::make_pair(List->front(), List->back());
-      }
+    // pair in --emit inferencex. The call may be a branch of `x if c else
+    // y` or a file-level constant's value (an accuracy run's list is
+    // derived from the sweep); it counts where the list is its value.
+    if (geometricCall(From->ValueExpr, *From->M, *List, Mode))
+      Arm->Geometric = std::make_pair(List->front(), List->back());
     ResolvedValue &V = Out.ArmConcurrency[Arm->Index];
     V.V = Values[From];
     V.L = From->L;
     V.From = From;
     From->EffectiveIn.insert(From->EffectiveIn.end(), List->begin(),
                              List->end());
+  }
+  // An arm may have no cell in one mode (InferenceX evaluates accuracy on
+  // some arms only: `[] if mode == eval else [4, 8]`), but a list empty in
+  // every mode is a mistake, and so is a recipe with no cell at all.
+  bool EmptyEverywhere = false;
+  for (AssignmentState *A : EmptyLists) {
+    bool Elsewhere = false;
+    if (Mode)
+      for (llvm::StringRef Other : {"bench", "eval"})
+        if (Other != Mode->V.getString())
+          if (std::optional<size_t> N = SizeInMode(A, Other); N && *N > 0)
+            Elsewhere = true;
+    if (!Elsewhere) {
+      diag(A->ValueExpr->getRange(), DiagID::err_concurrency_empty);
+      EmptyEverywhere = true;
+    }
+  }
+  if (Total == 0 && !EmptyLists.empty() && !EmptyEverywhere && !AnyFailed &&
+      Mode) {
+    // Reported at the recipe body's list when the arms share it, otherwise
+    // at the first arm's, with a note at each other arm's.
+    AssignmentState *At = EmptyLists.front();
+    for (AssignmentState *A : EmptyLists)
+      if (!A->Arm) {
+        At = A;
+        break;
+      }
+    auto B = diag(At->ValueExpr->getRange(), DiagID::err_concurrency_no_cell);
+    B << Mode->V.getString() << (Out.hasArms() ? " in every arm" : "");
+    for (AssignmentState *A : EmptyLists)
+      if (A != At && A->Range.isValid())
+        B.note(A->Range.Start, DiagID::note_concurrency_here) << A->Range;
   }
   // Every arm's cells count toward the cap.
   if (Total > size_t(MaxCellsPerRecipe) && Out.hasArms()) {

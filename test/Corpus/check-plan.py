@@ -36,7 +36,9 @@ recipe file, cluster config, batch script), which arecipe has no use for
 because it starts the processes itself; a match names them.
 
 Placeholders in expected values: `{model_path}` stands for the plan's
-`model.path`; an expected file's `path` (`{result_dir}/mooncake_config.json`)
+`model.path`; `{log_dir}` (the launcher's log directory of the job, where
+its processes write their own files) for the plan's `{dir:logs}`, the
+directory the runtime gives the cell's processes for that; an expected file's `path` (`{result_dir}/mooncake_config.json`)
 stands for the plan's `{file:NAME}` of that file, which the runtime resolves
 to the path of the file it writes into the cell's directory, provided the
 plan cell has a file of that name; an expected file whose name holds a
@@ -526,6 +528,8 @@ def check(plan, doc, arm, mode, out):
     def subst(value):
         if isinstance(value, list):
             return [subst(v) for v in value]
+        if isinstance(value, str) and "{log_dir}" in value:
+            value = value.replace("{log_dir}", "{dir:logs}")
         if isinstance(value, str) and "{model_path}" in value:
             if model_path is None:
                 return value  # reported below as a difference, word by word

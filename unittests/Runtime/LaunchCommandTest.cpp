@@ -115,6 +115,25 @@ TEST_F(LaunchCommandFixture, PlaceholdersAreSubstitutedInArgvEnvAndContainerMoun
       << Line;
 }
 
+TEST_F(LaunchCommandFixture, LogDirIsSubstitutedAndMountedWritableWhereUsed) {
+  Values = cellPlaceholderValues(C, S, "/out/cells/c8");
+  Plan.Container = ContainerSpec{"docker", {}, ""};
+  std::string Line = arecipe::support::shellJoin(
+      buildLaunchCommand(Plan, C, P, S, "/out/cells/c8", Values).Command);
+  EXPECT_EQ(Line.find("/out/cells/c8/logs"), std::string::npos) << Line;
+  EXPECT_FALSE(cellUsesLogDir(C));
+  P.Command = {"python3", "-m", "dynamo.sglang", "--dump-config-to",
+               "{dir:logs}/{node_host:0}_config.json"};
+  C.Processes = {P};
+  EXPECT_TRUE(cellUsesLogDir(C));
+  Line = arecipe::support::shellJoin(
+      buildLaunchCommand(Plan, C, P, S, "/out/cells/c8", Values).Command);
+  EXPECT_NE(Line.find("--volume=/out/cells/c8/logs:/out/cells/c8/logs "),
+            std::string::npos)
+      << Line;
+  EXPECT_NE(Line.find(" /out/cells/c8/logs/"), std::string::npos) << Line;
+}
+
 TEST(Placeholders, SubstitutionLeavesOtherBracesAlone) {
   PlaceholderValues V;
   V.NodeAddrs = {"10.0.0.1", "10.0.0.2"};
@@ -145,7 +164,14 @@ TEST(Placeholders, CheckNamesTheFirstUnknownOne) {
   EXPECT_EQ(checkPlaceholders("{capture:gid}", Scope),
             "placeholder '{capture:gid}' names no capture step of this cell");
   EXPECT_EQ(checkPlaceholders("{node_adr:0}", Scope),
-            "unknown placeholder '{node_adr:0}' (expected node_addr, node_host, file or capture)");
+            "unknown placeholder '{node_adr:0}' (expected node_addr, "
+            "node_host, file, capture or dir)");
+  EXPECT_EQ(checkPlaceholders("{dir:logs}/x.json", Scope), "");
+  EXPECT_EQ(checkPlaceholders("{dir:tmp}", Scope),
+            "placeholder '{dir:tmp}' names no directory of the cell (expected "
+            "'{dir:logs}')");
+  EXPECT_TRUE(usesLogDir("--x={dir:logs}/a"));
+  EXPECT_FALSE(usesLogDir("{dir:tmp}"));
   EXPECT_TRUE(usesCapture("a {capture:rail} b"));
   EXPECT_FALSE(usesCapture("a {file:ser.yaml} b"));
 }

@@ -54,6 +54,15 @@ LaunchCommand buildLaunchCommand(const LaunchPlan &Plan, const Cell &C, const Pr
 /// in the cell's directory, so no name can replace a file of the runtime.
 std::string generatedFilesDir(const std::string &CellDir);
 
+/// The directory `{dir:logs}` stands for: one of its own in the cell's
+/// directory, for what the cell's processes write themselves.
+std::string processLogDir(const std::string &CellDir);
+
+/// True when a process's argv or environment, or a generated file, of the
+/// cell names `{dir:logs}`: the runtime then creates the directory before
+/// the processes start (and a container mounts it).
+bool cellUsesLogDir(const Cell &C);
+
 /// The placeholder values known before the cell runs: the nodes of the
 /// allocation (this machine without one) and the paths of the cell's files.
 /// The captured values are added by the pre-flight.

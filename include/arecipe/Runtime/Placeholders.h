@@ -7,6 +7,8 @@
 //   {node_host:K}   the host name of node K of the cell's allocation
 //   {file:NAME}     the path of the cell's generated file NAME
 //   {capture:NAME}  the trimmed standard output of the cell's capture step NAME
+//   {dir:logs}      the directory the cell's processes write their own files
+//                   into (a launcher's per-node config dump)
 //
 // This is the one place that knows their syntax: the loader checks a plan's
 // placeholders with checkPlaceholders() (an unknown kind, a node the cell
@@ -43,6 +45,7 @@ struct PlaceholderValues {
   std::string DefaultHost;
   std::map<std::string, std::string> Files;    ///< name -> path
   std::map<std::string, std::string> Captures; ///< name -> value
+  std::string LogDir;                          ///< `{dir:logs}`
   /// Empty unless the run remaps the plan's fixed ports (remapPorts).
   PortRemap Ports;
 };
@@ -79,6 +82,9 @@ std::string remapPorts(std::string_view Text, const PortRemap &Ports, int OwnRan
 
 /// True when Text has a `{capture:…}` placeholder.
 bool usesCapture(std::string_view Text);
+
+/// True when Text has the `{dir:logs}` placeholder.
+bool usesLogDir(std::string_view Text);
 
 /// This machine's host name ("localhost" when it has none).
 std::string localHostName();

@@ -3,7 +3,7 @@
 with generated files, capture steps and placeholders, for the tests of
 docs/plan-schema.md "Generated files, capture steps and client settings".
 
-usage: capture-plan.py --case ok|fail|timeout|simulated|bad -o OUT
+usage: capture-plan.py --case ok|fail|timeout|simulated|logdir|bad -o OUT
 
 ok:        two captures (the second uses the first), two files (one with
            captured values, one with the node's address and host name), a
@@ -13,13 +13,16 @@ ok:        two captures (the second uses the first), two files (one with
 fail:      the capture exits 3 after printing an error and a secret on stderr.
 timeout:   the capture outlives its 1 s timeout.
 simulated: the capture fails on this machine but has a simulated_output.
+logdir:    the probe writes a config dump into {dir:logs}, named after its
+           node's host (a launcher's --dump-config-to), and exports the
+           directory.
 bad:       placeholders and names the loader must refuse.
 """
 import argparse, json, os
 
 p = argparse.ArgumentParser()
 p.add_argument("--case", required=True,
-               choices=["ok", "fail", "timeout", "simulated", "bad"])
+               choices=["ok", "fail", "timeout", "simulated", "logdir", "bad"])
 p.add_argument("-o", required=True)
 a = p.parse_args()
 
@@ -71,6 +74,11 @@ elif a.case == "simulated":
                                      simulated_output=" mlx5_0,mlx5_1\n"))
     cell["files"] = [{"name": "engine.yaml", "content": "device_name: {capture:rail}\n"}]
     cell["processes"].append(probe)
+elif a.case == "logdir":
+    probe["env"] = {"DUMP_DIR": "{dir:logs}"}
+    probe["argv"] = ["sh", "-c", "echo \"dumped to $DUMP_DIR\" > \"$0\"; exec sleep 600",
+                     "{dir:logs}/{node_host:0}_config.json"]
+    cell["processes"].append(probe)
 else:
     cell["preflight"] += [
         capture("gid", ["sh", "-c", "echo {capture:rail}"]),
@@ -85,7 +93,7 @@ else:
         {"name": "x/y", "content": "\n"},
     ]
     probe["argv"] = ["sh", "-c", "{capture:nope}", "{node_addr:1}", "{nodeaddr:0}",
-                     "{node_host:x}", '{"json":{"is":"text"}}']
+                     "{node_host:x}", '{"json":{"is":"text"}}', "{dir:cache}/x"]
     probe["env"] = {"RAIL": "{file:missing.txt}"}
     cell["processes"].append(probe)
 json.dump(plan, open(a.o, "w"), indent=1)
