@@ -108,23 +108,27 @@ static ordered_json fixedIdentity(const InferenceXContext &Ctx, const ordered_js
   return J;
 }
 
+/// The suite writes its booleans of parallelism as strings.
+static const char *boolString(bool B) { return B ? "true" : "false"; }
+
 /// Adds the multi-node worker fields; the decode side of a cell without
 /// decode GPUs (aggregated on several nodes) is zeroed, as the suite does.
 static void multinodeFields(ordered_json &J, const InferenceXContext &Ctx) {
   bool HasDecode = Ctx.DecodeGpus > 0;
-  J["prefill_tp"] = Ctx.Tp;
-  J["prefill_pp"] = Ctx.Pp;
-  J["prefill_dcp_size"] = Ctx.DcpSize;
-  J["prefill_pcp_size"] = Ctx.PcpSize;
-  J["prefill_ep"] = Ctx.Ep;
-  J["prefill_dp_attention"] = Ctx.DpAttention;
+  const InferenceXParallelism &P = Ctx.Server, &D = Ctx.Decode;
+  J["prefill_tp"] = P.Tp;
+  J["prefill_pp"] = P.Pp;
+  J["prefill_dcp_size"] = P.DcpSize;
+  J["prefill_pcp_size"] = P.PcpSize;
+  J["prefill_ep"] = P.Ep;
+  J["prefill_dp_attention"] = boolString(P.DpAttention);
   J["prefill_num_workers"] = Ctx.PrefillWorkers;
-  J["decode_tp"] = HasDecode ? Ctx.Tp : 0;
-  J["decode_pp"] = HasDecode ? Ctx.Pp : 1;
-  J["decode_dcp_size"] = HasDecode ? Ctx.DcpSize : 1;
-  J["decode_pcp_size"] = HasDecode ? Ctx.PcpSize : 1;
-  J["decode_ep"] = HasDecode ? Ctx.Ep : 0;
-  J["decode_dp_attention"] = Ctx.DpAttention;
+  J["decode_tp"] = HasDecode ? D.Tp : 0;
+  J["decode_pp"] = HasDecode ? D.Pp : 1;
+  J["decode_dcp_size"] = HasDecode ? D.DcpSize : 1;
+  J["decode_pcp_size"] = HasDecode ? D.PcpSize : 1;
+  J["decode_ep"] = HasDecode ? D.Ep : 0;
+  J["decode_dp_attention"] = boolString(HasDecode ? D.DpAttention : P.DpAttention);
   J["decode_num_workers"] = Ctx.DecodeWorkers;
   J["num_prefill_gpu"] = Ctx.PrefillGpus;
   J["num_decode_gpu"] = Ctx.DecodeGpus;
@@ -152,12 +156,12 @@ ordered_json arecipe::client::inferencexFixedResult(const ordered_json &Bench,
   } else {
     int Gpus = singleNodeGpus(Ctx);
     J["is_multinode"] = false;
-    J["tp"] = Ctx.Tp;
-    J["pp"] = Ctx.Pp;
-    J["dcp_size"] = Ctx.DcpSize;
-    J["pcp_size"] = Ctx.PcpSize;
-    J["ep"] = Ctx.Ep;
-    J["dp_attention"] = Ctx.DpAttention;
+    J["tp"] = Ctx.Server.Tp;
+    J["pp"] = Ctx.Server.Pp;
+    J["dcp_size"] = Ctx.Server.DcpSize;
+    J["pcp_size"] = Ctx.Server.PcpSize;
+    J["ep"] = Ctx.Server.Ep;
+    J["dp_attention"] = boolString(Ctx.Server.DpAttention);
     J["tput_per_gpu"] = Total / Gpus;
     J["output_tput_per_gpu"] = Output / Gpus;
     J["input_tput_per_gpu"] = (Total - Output) / Gpus;
@@ -307,10 +311,10 @@ ordered_json arecipe::client::inferencexAgenticResult(const RunResult &Run,
   Itl = positive(std::move(Itl));
 
   int NumGpus = Ctx.Multinode ? Ctx.PrefillGpus + Ctx.DecodeGpus : singleNodeGpus(Ctx);
-  int Tp = Ctx.Tp, Ep = Ctx.Ep;
+  int Tp = Ctx.Server.Tp, Ep = Ctx.Server.Ep;
   if (Ctx.Multinode) {
     // The suite reports a disaggregated cell's TP as prefill + decode TP.
-    Tp = Ctx.Tp + (Ctx.DecodeGpus > 0 ? Ctx.Tp : 0);
+    Tp = Ctx.Server.Tp + (Ctx.DecodeGpus > 0 ? Ctx.Decode.Tp : 0);
   }
 
   ordered_json J;
@@ -328,7 +332,7 @@ ordered_json arecipe::client::inferencexAgenticResult(const RunResult &Run,
   J["is_multinode"] = Ctx.Multinode;
   J["tp"] = Tp;
   J["ep"] = Ep;
-  J["dp_attention"] = Ctx.DpAttention;
+  J["dp_attention"] = boolString(Ctx.Server.DpAttention);
   J["kv_offloading"] = Ctx.KvOffloading;
   J["kv_offload_backend"] = Ctx.KvOffloadBackend.empty()
                                 ? ordered_json(nullptr)
@@ -340,9 +344,9 @@ ordered_json arecipe::client::inferencexAgenticResult(const RunResult &Run,
   if (Ctx.Multinode) {
     multinodeFields(J, Ctx);
   } else {
-    J["pp"] = Ctx.Pp;
-    J["dcp_size"] = Ctx.DcpSize;
-    J["pcp_size"] = Ctx.PcpSize;
+    J["pp"] = Ctx.Server.Pp;
+    J["dcp_size"] = Ctx.Server.DcpSize;
+    J["pcp_size"] = Ctx.Server.PcpSize;
   }
 
   ordered_json RM;

@@ -14,19 +14,19 @@ namespace arecipe::runtime {
 
 namespace {
 
-/// The cell's resolved knobs by name, parsed.
+/// The cell's resolved knobs by name, parsed. Seen from a role (`prefill`,
+/// `decode`), a knob the roles disagree on is read as the plan lists it for
+/// that role (`prefill.tp`), one they agree on by its own name.
 class Knobs {
 public:
-  explicit Knobs(const Cell &C) : C(C) {}
+  explicit Knobs(const Cell &C, std::string Role = "") : C(C), Role(std::move(Role)) {}
 
   std::optional<json> get(std::string_view Name) const {
-    for (const Knob &K : C.Knobs)
-      if (K.Name == Name) {
-        json V = json::parse(K.ValueJson, nullptr, /*allow_exceptions=*/false);
-        if (V.is_discarded() || V.is_null())
-          return std::nullopt;
-        return V;
-      }
+    if (!Role.empty())
+      if (const Knob *K = find(Role + "." + std::string(Name)))
+        return parsed(*K);
+    if (const Knob *K = find(Name))
+      return parsed(*K);
     return std::nullopt;
   }
   int integer(std::string_view Name, int Default) const {
@@ -44,8 +44,39 @@ public:
   bool isSet(std::string_view Name) const { return get(Name).has_value(); }
 
 private:
+  const Knob *find(std::string_view Name) const {
+    for (const Knob &K : C.Knobs)
+      if (K.Name == Name)
+        return &K;
+    return nullptr;
+  }
+  static std::optional<json> parsed(const Knob &K) {
+    json V = json::parse(K.ValueJson, nullptr, /*allow_exceptions=*/false);
+    if (V.is_discarded() || V.is_null())
+      return std::nullopt;
+    return V;
+  }
+
   const Cell &C;
+  std::string Role;
 };
+
+/// One side's parallelism as the suite records it: TP, PP, DCP, PCP, the
+/// expert-parallel size and whether attention is data-parallel.
+client::InferenceXParallelism parallelismOf(const Knobs &K) {
+  client::InferenceXParallelism P;
+  P.Tp = K.integer("tp", 1);
+  P.Pp = K.integer("pp", 1);
+  P.DcpSize = K.integer("dcp", 1);
+  P.PcpSize = K.integer("pcp", 1);
+  int Dp = K.integer("dp", 1);
+  if (K.isSet("ep"))
+    P.Ep = K.integer("ep", 1);
+  else if (K.boolean("expert_parallel").value_or(false))
+    P.Ep = P.Tp * Dp; // vLLM's expert-parallel group spans TP x DP
+  P.DpAttention = K.boolean("dp_attention").value_or(Dp > 1 && P.Ep > 1);
+  return P;
+}
 
 /// A name part the suite's file names can carry: letters, digits, `.`,
 /// `_` and `-`; anything else becomes `-`.
@@ -84,11 +115,11 @@ std::string modelPrefix(const LaunchPlan &Plan, const Cell &C, const Knobs &K) {
   return Key.substr(0, Key.find('-'));
 }
 
-std::string workerTag(char Role, int Workers, int Tp, int Ep, bool Dpa) {
-  std::string Tag = fmt::format("{}{}x{}", Role, Workers, Tp);
-  if (Ep != 1)
-    Tag += fmt::format("ep{}", Ep);
-  if (Dpa)
+std::string workerTag(char Role, int Workers, const client::InferenceXParallelism &P) {
+  std::string Tag = fmt::format("{}{}x{}", Role, Workers, P.Tp);
+  if (P.Ep != 1)
+    Tag += fmt::format("ep{}", P.Ep);
+  if (P.DpAttention)
     Tag += "dpa";
   return Tag;
 }
@@ -147,17 +178,9 @@ InferenceXCell describeForInferenceX(const LaunchPlan &Plan, const Cell &C) {
     Ctx.Isl = F->Isl;
     Ctx.Osl = F->Osl;
   }
-  Ctx.Tp = K.integer("tp", 1);
-  Ctx.Pp = K.integer("pp", 1);
-  Ctx.DcpSize = K.integer("dcp", 1);
-  Ctx.PcpSize = K.integer("pcp", 1);
-  int Dp = K.integer("dp", 1);
-  if (K.isSet("ep"))
-    Ctx.Ep = K.integer("ep", 1);
-  else if (K.boolean("expert_parallel").value_or(false))
-    Ctx.Ep = Ctx.Tp * Dp; // vLLM's expert-parallel group spans TP x DP
-  bool Dpa = K.boolean("dp_attention").value_or(Dp > 1 && Ctx.Ep > 1);
-  Ctx.DpAttention = Dpa ? "true" : "false";
+  // Each role has its own parallelism; an aggregated cell has one side.
+  Ctx.Server = parallelismOf(Ctx.Disagg ? Knobs(C, "prefill") : K);
+  Ctx.Decode = Ctx.Disagg ? parallelismOf(Knobs(C, "decode")) : Ctx.Server;
   if (K.isSet("lmcache"))
     Ctx.KvOffloadBackend = "lmcache";
   else if (K.isSet("cpu_offload"))
@@ -173,21 +196,22 @@ InferenceXCell describeForInferenceX(const LaunchPlan &Plan, const Cell &C) {
   if (!X.Agentic)
     Exp = Prefix + "_" + seqLenName(Ctx.Isl, Ctx.Osl);
   else if (!Ctx.Multinode)
-    Exp = fmt::format("{}_tp{}_conc{}_{}{}", Prefix, Ctx.Tp, C.Conc, Kv,
+    Exp = fmt::format("{}_tp{}_conc{}_{}{}", Prefix, Ctx.Server.Tp, C.Conc, Kv,
                       Ctx.SpecDecoding == "none" ? "" : "_spec-" + Ctx.SpecDecoding);
   else
     Exp = fmt::format("{}_{}_{}_conc{}{}", Prefix,
-                      workerTag('p', Ctx.PrefillWorkers, Ctx.Tp, Ctx.Ep, Dpa),
-                      workerTag('d', Ctx.DecodeWorkers, Ctx.Tp, Ctx.Ep, Dpa), C.Conc,
+                      workerTag('p', Ctx.PrefillWorkers, Ctx.Server),
+                      workerTag('d', Ctx.DecodeWorkers, Ctx.Decode), C.Conc,
                       Ctx.KvOffloading == "none" ? "" : "_" + Kv);
-  auto Par = [&](int Workers, const char *Dp) {
-    return fmt::format("tp{}-pp{}-dcp{}-pcp{}-ep{}-{}{}{}", Ctx.Tp, Ctx.Pp, Ctx.DcpSize,
-                       Ctx.PcpSize, Ctx.Ep, Dp, Ctx.DpAttention,
+  auto Par = [&](const client::InferenceXParallelism &P, int Workers, const char *Dp) {
+    return fmt::format("tp{}-pp{}-dcp{}-pcp{}-ep{}-{}{}{}", P.Tp, P.Pp, P.DcpSize, P.PcpSize, P.Ep,
+                       Dp, P.DpAttention ? "true" : "false",
                        Workers < 0 ? "" : fmt::format("-nw{}", Workers));
   };
-  std::string Topology = Ctx.Multinode ? "prefill-" + Par(Ctx.PrefillWorkers, "dp") + "_decode-" +
-                                             Par(Ctx.DecodeWorkers, "dp")
-                                       : Par(-1, "dpa");
+  std::string Topology = Ctx.Multinode ? "prefill-" + Par(Ctx.Server, Ctx.PrefillWorkers, "dp") +
+                                             "_decode-" +
+                                             Par(Ctx.Decode, Ctx.DecodeWorkers, "dp")
+                                       : Par(Ctx.Server, -1, "dpa");
   X.ResultName =
       fmt::format("{}_{}_{}_{}_disagg-{}_spec-{}_conc{}_{}_recipe-{}", Exp, namePart(Ctx.Precision),
                   namePart(Ctx.Framework), Topology, Ctx.Disagg ? "true" : "false",

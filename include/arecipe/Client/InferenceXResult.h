@@ -34,6 +34,12 @@
 
 namespace arecipe::client {
 
+/// One side's parallelism (PREFILL_TP, PREFILL_EP, … in the suite).
+struct InferenceXParallelism {
+  int Tp = 1, Pp = 1, DcpSize = 1, PcpSize = 1, Ep = 1;
+  bool DpAttention = false; ///< written as the string "true"/"false"
+};
+
 /// What InferenceX's processing reads from its environment.
 struct InferenceXContext {
   std::string Hw, Image, Model, ModelPrefix, Framework, Precision;
@@ -46,8 +52,9 @@ struct InferenceXContext {
   /// several nodes or with separate prefill and decode workers.
   bool Multinode = false;
   int Gpus = 1; ///< the cell's GPUs (the plan's figure)
-  int Tp = 1, Pp = 1, DcpSize = 1, PcpSize = 1, Ep = 1;
-  std::string DpAttention = "false"; ///< the suite writes it as a string
+  /// The aggregated server's parallelism, or a disaggregated cell's prefill
+  /// side; `Decode` is the decode side (each role has its own).
+  InferenceXParallelism Server, Decode;
   int PrefillWorkers = 0, DecodeWorkers = 0;
   int PrefillGpus = 0, DecodeGpus = 0; ///< multi-node only
   /// agentic-coding only.
