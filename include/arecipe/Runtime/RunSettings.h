@@ -19,6 +19,8 @@
 
 namespace arecipe::runtime {
 
+enum class SimClockMode { Wall, Virtual };
+
 struct RunSettings {
   std::string OutDir;
   std::string PlanPath;
@@ -43,6 +45,12 @@ struct RunSettings {
   bool Simulate = false;
   /// Simulated seconds per wall-clock second (arecipe-sim --sim-time-scale).
   double TimeScale = 1;
+  /// --sim-clock: under --simulate, whether a cell's figures are the
+  /// client's wall-clock times scaled by TimeScale (Wall), or the simulated
+  /// engine's own virtual times, in lock-step with the client (Virtual;
+  /// VirtualTime.h, docs/simulator.md "Virtual clock").
+  SimClockMode SimClock = SimClockMode::Wall;
+  bool virtualClock() const { return Simulate && SimClock == SimClockMode::Virtual; }
   std::string SimulatorPath;
   /// Extra `--sim-…` arguments for every simulated engine, and per cell id.
   std::vector<std::string> SimArgs;
