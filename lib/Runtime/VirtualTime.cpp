@@ -31,8 +31,8 @@ std::string refusalReason(const Cell &C) {
                        C.Nodes);
   const ProcessSpec *Target = C.findProcess(C.Client.Target);
   if (Target && Target->Role == "router")
-    return fmt::format("its client calls router '{}': the virtual clock "
-                       "gates one engine, not several behind a router",
+    return fmt::format("a cell whose client calls router '{}': the virtual "
+                       "clock gates one engine, not several behind a router",
                        Target->Name);
   std::vector<std::string> Servers;
   for (const ProcessSpec &P : C.Processes) {
@@ -42,13 +42,14 @@ std::string refusalReason(const Cell &C) {
       Servers.push_back(P.Name);
   }
   if (Servers.size() > 1)
-    return fmt::format("{} engine servers ({}): the virtual clock gates one",
+    return fmt::format("a cell with {} engine servers ({}): the virtual clock gates one",
                        Servers.size(), fmt::join(Servers, ", "));
   if (!Target || Target->Role != "server")
-    return fmt::format("its client target '{}' is not an engine server", C.Client.Target);
+    return fmt::format("a cell whose client target '{}' is not an engine server",
+                       C.Client.Target);
   if (!C.Profile.empty())
-    return "profile windows: they open and close on the wall clock, which "
-           "the virtual clock does not follow";
+    return "a cell with profile windows: they open and close on the wall "
+           "clock, which the virtual clock does not follow";
   return {};
 }
 

@@ -159,9 +159,10 @@ int SimServer::run() {
     }
     Log.info(fmt::format(
         "virtual clock: steps in lock-step with a closed-loop client of {} "
-        "lanes, {} requests ({} warm-up), as fast as the CPU allows; a "
+        "lane{}, {} requests ({} warm-up), as fast as the CPU allows; a "
         "request arrives at the end of the last step; grace {:g} wall s",
-        O.Lockstep.Concurrency, O.Lockstep.Requests, O.Lockstep.Warmup,
+        O.Lockstep.Concurrency, O.Lockstep.Concurrency == 1 ? "" : "s",
+        O.Lockstep.Requests, O.Lockstep.Warmup,
         O.LockstepGraceSeconds));
   }
   if (!writePortFile(O.PortFile, Loop.boundPort(), Log))
