@@ -190,11 +190,13 @@ private:
 };
 } // namespace
 
-int64_t arecipe::client::fixedWarmupRequests(const FixedWorkload &W, int Concurrency) {
+int64_t arecipe::client::fixedWarmupRequests(const FixedWorkload &W,
+                                             int Concurrency) {
   return W.WarmupRequests >= 0 ? W.WarmupRequests : 2 * int64_t(Concurrency);
 }
 
-int64_t arecipe::client::fixedMeasuredRequests(const FixedWorkload &W, int Concurrency) {
+int64_t arecipe::client::fixedMeasuredRequests(const FixedWorkload &W,
+                                               int Concurrency) {
   return W.NumPrompts > 0 ? W.NumPrompts : 10 * int64_t(Concurrency);
 }
 

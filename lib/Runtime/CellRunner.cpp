@@ -878,11 +878,13 @@ bool CellExecution::toSimulatedTime(client::RunResult &Run) {
     }
     VirtualTimes = Report;
     if (Report.ForcedStepsMeasured > 0) {
-      std::string Note = fmt::format(
-          "--sim-clock virtual: {} step{} of the measured phase ran without waiting for every "
-          "request the client should have sent (the simulator's grace ran out); these "
-          "figures depend on real time and are not exact",
-          Report.ForcedStepsMeasured, Report.ForcedStepsMeasured == 1 ? "" : "s");
+      std::string Note =
+          fmt::format("--sim-clock virtual: {} step{} of the measured phase "
+                      "ran without waiting for every request the client "
+                      "should have sent (the simulator's grace ran out); "
+                      "these figures depend on real time and are not exact",
+                      Report.ForcedStepsMeasured,
+                      Report.ForcedStepsMeasured == 1 ? "" : "s");
       Progress.note(Note);
       Warnings.push_back(Note);
     }
@@ -1006,7 +1008,8 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   size_t ExpectedRequests = 0;
   double PlannedWallS = 0;
   if (const auto *X = std::get_if<client::FixedWorkload>(&Spec.Kind))
-    ExpectedRequests = size_t(client::fixedMeasuredRequests(*X, Spec.Concurrency));
+    ExpectedRequests =
+        size_t(client::fixedMeasuredRequests(*X, Spec.Concurrency));
   else if (const auto *X = std::get_if<client::AgenticWorkload>(&Spec.Kind))
     PlannedWallS = X->DurationS;
   std::string PartialPath = Dir + "/records.partial.jsonl";
@@ -1245,13 +1248,16 @@ CellOutcome CellExecution::run() {
   Run["inferencex_results"] = InferenceXFiles;
   Run["simulated"] = S.Simulate;
   Run["time_scale"] = S.Simulate ? S.TimeScale : 1.0;
-  Run["time_basis"] = S.virtualClock() ? "virtual" : S.Simulate ? "simulated" : "wall";
+  Run["time_basis"] = S.virtualClock() ? "virtual"
+                      : S.Simulate     ? "simulated"
+                                       : "wall";
   if (S.Simulate)
     Run["sim_clock"] = S.virtualClock() ? "virtual" : "wall";
   if (VirtualTimes)
-    Run["virtual_clock"] = {{"forced_steps", VirtualTimes->ForcedSteps},
-                            {"forced_steps_measured", VirtualTimes->ForcedStepsMeasured},
-                            {"exact", VirtualTimes->ForcedStepsMeasured == 0}};
+    Run["virtual_clock"] = {
+        {"forced_steps", VirtualTimes->ForcedSteps},
+        {"forced_steps_measured", VirtualTimes->ForcedStepsMeasured},
+        {"exact", VirtualTimes->ForcedStepsMeasured == 0}};
   if (!S.Endpoint.Url.empty())
     Run["endpoint"] = S.Endpoint.Url;
   Run["cell_digest"] = C.Digest;

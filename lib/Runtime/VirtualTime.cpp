@@ -22,13 +22,15 @@ std::string refusalReason(const Cell &C) {
            "what the closed-loop gate waits for";
   const auto &F = std::get<FixedWorkload>(C.Client.Workload);
   if (F.RequestRate > 0)
-    return fmt::format("an open-loop workload (request rate {:g}/s): arrivals on "
-                       "a schedule are not in lock-step with the engine",
-                       F.RequestRate);
+    return fmt::format(
+        "an open-loop workload (request rate {:g}/s): arrivals on "
+        "a schedule are not in lock-step with the engine",
+        F.RequestRate);
   if (C.Nodes > 1)
-    return fmt::format("a cell on {} nodes: only a single-node cell runs on one "
-                       "simulated engine",
-                       C.Nodes);
+    return fmt::format(
+        "a cell on {} nodes: only a single-node cell runs on one "
+        "simulated engine",
+        C.Nodes);
   const ProcessSpec *Target = C.findProcess(C.Client.Target);
   if (Target && Target->Role == "router")
     return fmt::format("a cell whose client calls router '{}': the virtual "
@@ -37,16 +39,19 @@ std::string refusalReason(const Cell &C) {
   std::vector<std::string> Servers;
   for (const ProcessSpec &P : C.Processes) {
     if (P.Role == "prefill" || P.Role == "decode")
-      return fmt::format("a disaggregated cell ('{}' is a {} server)", P.Name, P.Role);
+      return fmt::format("a disaggregated cell ('{}' is a {} server)", P.Name,
+                         P.Role);
     if (P.Role == "server" && P.HttpEndpoints)
       Servers.push_back(P.Name);
   }
   if (Servers.size() > 1)
-    return fmt::format("a cell with {} engine servers ({}): the virtual clock gates one",
-                       Servers.size(), fmt::join(Servers, ", "));
+    return fmt::format(
+        "a cell with {} engine servers ({}): the virtual clock gates one",
+        Servers.size(), fmt::join(Servers, ", "));
   if (!Target || Target->Role != "server")
-    return fmt::format("a cell whose client target '{}' is not an engine server",
-                       C.Client.Target);
+    return fmt::format(
+        "a cell whose client target '{}' is not an engine server",
+        C.Client.Target);
   if (!C.Profile.empty())
     return "a cell with profile windows: they open and close on the wall "
            "clock, which the virtual clock does not follow";
@@ -57,16 +62,18 @@ std::string refusalReason(const Cell &C) {
 
 std::string virtualClockRefusal(const Cell &C) {
   std::string Reason = refusalReason(C);
-  return Reason.empty() ? Reason
-                        : fmt::format("cell '{}': --sim-clock virtual cannot run {}", C.Id,
-                                      Reason);
+  return Reason.empty()
+             ? Reason
+             : fmt::format("cell '{}': --sim-clock virtual cannot run {}", C.Id,
+                           Reason);
 }
 
 std::string simTimelinePath(const std::string &CellDir) {
   return CellDir + "/sim-timeline.jsonl";
 }
 
-std::vector<std::string> virtualClockSimArgs(const Cell &C, const std::string &CellDir) {
+std::vector<std::string> virtualClockSimArgs(const Cell &C,
+                                             const std::string &CellDir) {
   const auto &F = std::get<FixedWorkload>(C.Client.Workload);
   // The same counts the client's closed loop sends (Workload.h).
   client::FixedWorkload W;
@@ -113,7 +120,8 @@ bool applyVirtualTimeline(const std::string &Path, client::RunResult &Run,
                           VirtualTimeReport &Report, std::string &Err) {
   std::ifstream In(Path);
   if (!In) {
-    Err = fmt::format("--sim-clock virtual: the simulator wrote no timeline ({})", Path);
+    Err = fmt::format(
+        "--sim-clock virtual: the simulator wrote no timeline ({})", Path);
     return false;
   }
   std::unordered_map<uint64_t, TimelineEntry> BySeq;
@@ -148,7 +156,8 @@ bool applyVirtualTimeline(const std::string &Path, client::RunResult &Run,
     E.Arrival = toNs(Arrival);
     E.End = toNs(End);
     for (const support::json &V : *Events) {
-      if (!V.is_number() || !std::isfinite(V.get<double>()) || V.get<double>() < 0)
+      if (!V.is_number() || !std::isfinite(V.get<double>()) ||
+          V.get<double>() < 0)
         return Bad("an event time is not a time");
       E.Events.push_back(toNs(V.get<double>()));
     }
@@ -161,27 +170,31 @@ bool applyVirtualTimeline(const std::string &Path, client::RunResult &Run,
   // virtual and half wall.
   for (const client::RequestRecord &R : Run.Records) {
     auto It = BySeq.find(R.Id);
-    const char *Phase = R.RequestPhase == client::Phase::Warmup ? "warm-up" : "measured";
+    const char *Phase =
+        R.RequestPhase == client::Phase::Warmup ? "warm-up" : "measured";
     if (It == BySeq.end()) {
-      Err = fmt::format("--sim-clock virtual: {} request {} has no virtual time in the "
-                        "simulator's timeline {}",
-                        Phase, R.Id, Path);
+      Err = fmt::format(
+          "--sim-clock virtual: {} request {} has no virtual time in the "
+          "simulator's timeline {}",
+          Phase, R.Id, Path);
       return false;
     }
     if (R.FirstTokenNs > 0 && R.ChunkNs.empty()) {
-      Err = fmt::format("--sim-clock virtual: {} request {} has a first token but no token "
-                        "event to give it a virtual time",
-                        Phase, R.Id);
+      Err = fmt::format(
+          "--sim-clock virtual: {} request {} has a first token but no token "
+          "event to give it a virtual time",
+          Phase, R.Id);
       return false;
     }
     size_t Events = It->second.Events.size();
     // A request the client cancelled may have lost the events still in flight.
     bool Cancelled = R.Error == client::ErrorKind::Cancelled;
     if (Cancelled ? R.ChunkNs.size() > Events : R.ChunkNs.size() != Events) {
-      Err = fmt::format("--sim-clock virtual: {} request {}: the client received {} token "
-                        "event{}, the simulator's timeline has {} ({})",
-                        Phase, R.Id, R.ChunkNs.size(), R.ChunkNs.size() == 1 ? "" : "s",
-                        Events, It->second.Outcome);
+      Err = fmt::format(
+          "--sim-clock virtual: {} request {}: the client received {} token "
+          "event{}, the simulator's timeline has {} ({})",
+          Phase, R.Id, R.ChunkNs.size(), R.ChunkNs.size() == 1 ? "" : "s",
+          Events, It->second.Outcome);
       return false;
     }
   }
@@ -191,7 +204,8 @@ bool applyVirtualTimeline(const std::string &Path, client::RunResult &Run,
     const TimelineEntry &E = BySeq.at(R.Id);
     // The client sends a closed-loop request the moment it sees the last
     // one end, and the engine stamps its arrival at that instant.
-    for (int64_t *T : {&R.ScheduledNs, &R.DispatchedNs, &R.SentNs, &R.FirstByteNs})
+    for (int64_t *T :
+         {&R.ScheduledNs, &R.DispatchedNs, &R.SentNs, &R.FirstByteNs})
       if (*T > 0)
         *T = E.Arrival;
     for (size_t I = 0; I < R.ChunkNs.size(); ++I)

@@ -136,13 +136,11 @@ void Completions::finish(Completion &C, double StepEnd) {
     evhttp_send_reply(C.Req, 200, "OK", Loop.scratch());
   }
   if (Log.enabled(LogLevel::Debug))
-    Log.debug(fmt::format("request {}{} finished: simulated ttft {:.6f} s e2e "
-                          "{:.6f} s tokens {}",
-                          Id,
-                          C.HasSeq ? fmt::format(" (seq {})", C.Seq)
-                                   : std::string(),
-                          C.FirstTokenAt - C.ArrivedAt, StepEnd - C.ArrivedAt,
-                          C.Sent));
+    Log.debug(fmt::format(
+        "request {}{} finished: simulated ttft {:.6f} s e2e "
+        "{:.6f} s tokens {}",
+        Id, C.HasSeq ? fmt::format(" (seq {})", C.Seq) : std::string(),
+        C.FirstTokenAt - C.ArrivedAt, StepEnd - C.ArrivedAt, C.Sent));
   evhttp_connection *Conn = C.Conn;
   Active.erase(Id);
   ++Served;

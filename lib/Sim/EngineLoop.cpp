@@ -62,10 +62,9 @@ void EngineLoop::admitArrivals() {
   if (Lockstep) {
     // Requests of one virtual instant join in the client's order, whatever
     // order their sockets were read in.
-    std::stable_sort(Incoming.begin(), Incoming.end(),
-                     [](const Arrival &A, const Arrival &B) {
-                       return A.Seq < B.Seq;
-                     });
+    std::stable_sort(
+        Incoming.begin(), Incoming.end(),
+        [](const Arrival &A, const Arrival &B) { return A.Seq < B.Seq; });
     for (Arrival &A : Incoming)
       Sched.add(std::move(A.Request));
     Incoming.clear();

@@ -127,8 +127,8 @@ private:
   /// The grace ran out: steps run without waiting until the next request
   /// arrives (or one the gate expects leaves), each counted as forced.
   bool Forcing = false;
-  uint64_t Arrived = 0;     // requests of the client that reached the engine
-  uint64_t Left = 0;        // of those, finished, cancelled or rejected
+  uint64_t Arrived = 0; // requests of the client that reached the engine
+  uint64_t Left = 0;    // of those, finished, cancelled or rejected
   uint64_t ForcedSteps = 0;
   std::unordered_set<uint64_t> Live; // engine ids of the client's requests
 };

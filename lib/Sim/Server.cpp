@@ -7,19 +7,19 @@
 // injected crash exits at once, from inside the engine timer's callback.
 //
 //===----------------------------------------------------------------------===//
-#include "HttpUtil.h"
 #include "arecipe/Sim/Server.h"
-#include "arecipe/Sim/SimSpec.h"
 #include "Completions.h"
 #include "EngineLoop.h"
 #include "EventLoop.h"
 #include "FaultInjector.h"
 #include "GpuMemoryFile.h"
 #include "HttpFrontEnd.h"
+#include "HttpUtil.h"
 #include "SimLog.h"
 #include "StartupRunner.h"
 #include "StepProfiler.h"
 #include "Timeline.h"
+#include "arecipe/Sim/SimSpec.h"
 
 #include <algorithm>
 #include <csignal>
@@ -162,8 +162,7 @@ int SimServer::run() {
         "lane{}, {} requests ({} warm-up), as fast as the CPU allows; a "
         "request arrives at the end of the last step; grace {:g} wall s",
         O.Lockstep.Concurrency, O.Lockstep.Concurrency == 1 ? "" : "s",
-        O.Lockstep.Requests, O.Lockstep.Warmup,
-        O.LockstepGraceSeconds));
+        O.Lockstep.Requests, O.Lockstep.Warmup, O.LockstepGraceSeconds));
   }
   if (!writePortFile(O.PortFile, Loop.boundPort(), Log))
     return 1;

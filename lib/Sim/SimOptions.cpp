@@ -301,9 +301,8 @@ bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &O,
             "counts the warm-up requests too)";
     return false;
   }
-  if (!O.VirtualClock &&
-      (O.Lockstep.Concurrency || O.Lockstep.Requests || O.Lockstep.Warmup ||
-       !O.TimelineFile.empty())) {
+  if (!O.VirtualClock && (O.Lockstep.Concurrency || O.Lockstep.Requests ||
+                          O.Lockstep.Warmup || !O.TimelineFile.empty())) {
     Error = "--sim-lockstep-* and --sim-timeline apply to --sim-clock virtual";
     return false;
   }

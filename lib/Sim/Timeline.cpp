@@ -20,8 +20,8 @@ Timeline::~Timeline() {
 bool Timeline::open(const std::string &Path, std::string &Error) {
   Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (Fd < 0) {
-    Error = fmt::format("cannot write the timeline {}: {}", Path,
-                        strerror(errno));
+    Error =
+        fmt::format("cannot write the timeline {}: {}", Path, strerror(errno));
     return false;
   }
   return true;
@@ -39,8 +39,9 @@ void Timeline::request(uint64_t Seq, const char *Outcome, double Arrival,
   for (size_t I = 0; I < Events.size(); ++I)
     fmt::format_to(std::back_inserter(Pending), "{}{:.9f}", I ? "," : "",
                    Events[I]);
-  fmt::format_to(std::back_inserter(Pending), R"(],"end":{:.9f}}})"
-                                              "\n",
+  fmt::format_to(std::back_inserter(Pending),
+                 R"(],"end":{:.9f}}})"
+                 "\n",
                  End);
 }
 

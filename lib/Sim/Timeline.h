@@ -1,4 +1,5 @@
-//===- Timeline.h - Each request's virtual times, for the runtime -*- C++ -*-===//
+//===- Timeline.h - Each request's virtual times, for the runtime -*- C++
+//-*-===//
 //
 // Under `--sim-clock virtual` the figures of a cell come from the engine's
 // own clock, not from what the client saw on the wall clock. This writes,

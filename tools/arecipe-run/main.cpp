@@ -105,13 +105,14 @@ static cl::opt<bool>
                   cl::desc("With --simulate: keep the plan's fixed ports (by default each is "
                            "remapped to a free port per cell)"),
                   cl::cat(Category));
-static cl::opt<std::string>
-    SimClockOpt("sim-clock",
-                cl::desc("With --simulate: wall (default: the client's wall-clock times x the "
-                         "time scale) or virtual (the simulated engine's own clock, in "
-                         "lock-step with a closed-loop client: figures independent of the "
-                         "time scale and of the machine's load)"),
-                cl::value_desc("wall|virtual"), cl::init("wall"), cl::cat(Category));
+static cl::opt<std::string> SimClockOpt(
+    "sim-clock",
+    cl::desc(
+        "With --simulate: wall (default: the client's wall-clock times x the "
+        "time scale) or virtual (the simulated engine's own clock, in "
+        "lock-step with a closed-loop client: figures independent of the "
+        "time scale and of the machine's load)"),
+    cl::value_desc("wall|virtual"), cl::init("wall"), cl::cat(Category));
 static cl::opt<double> TeardownGrace("teardown-grace",
                                      cl::desc("Seconds between SIGTERM and SIGKILL (default 10)"),
                                      cl::init(10), cl::cat(Category));
@@ -412,13 +413,16 @@ int main(int Argc, char **Argv) {
   }
   if (SimClockOpt != "wall" && SimClockOpt != "virtual")
     return usageError(
-        fmt::format("--sim-clock '{}': expected 'wall' or 'virtual'", SimClockOpt.getValue()));
+        fmt::format("--sim-clock '{}': expected 'wall' or 'virtual'",
+                    SimClockOpt.getValue()));
   if (SimClockOpt == "virtual" && !Simulate)
-    return usageError("--sim-clock virtual applies to --simulate: it is the simulated "
-                      "engine's clock");
+    return usageError(
+        "--sim-clock virtual applies to --simulate: it is the simulated "
+        "engine's clock");
   S.Simulate = Simulate;
   S.TimeScale = TimeScale;
-  S.SimClock = SimClockOpt == "virtual" ? SimClockMode::Virtual : SimClockMode::Wall;
+  S.SimClock =
+      SimClockOpt == "virtual" ? SimClockMode::Virtual : SimClockMode::Wall;
   S.SimulatorPath = Simulator.empty() ? ownDirectory() + "/arecipe-sim" : Simulator.getValue();
   S.SimArgs.assign(SimArgs.begin(), SimArgs.end());
   S.KeepFixedPorts = SimFixedPorts;

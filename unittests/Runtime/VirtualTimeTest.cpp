@@ -52,7 +52,8 @@ struct VirtualTimeFixture : ::testing::Test {
 };
 
 TEST_F(VirtualTimeFixture, EveryTimestampAndTheWindowBecomeVirtual) {
-  write(R"({"seq":0,"outcome":"finished","arrival":0.000000000,"events":[0.1,0.2],"end":0.2}
+  write(
+      R"({"seq":0,"outcome":"finished","arrival":0.000000000,"events":[0.1,0.2],"end":0.2}
 {"forced_step":0.05,"arrived":1,"expected":2}
 {"seq":2,"outcome":"finished","arrival":0.2,"events":[0.3,0.45],"end":0.45}
 {"seq":1,"outcome":"finished","arrival":0.2,"events":[0.3,0.4],"end":0.4}
@@ -80,29 +81,33 @@ TEST_F(VirtualTimeFixture, EveryTimestampAndTheWindowBecomeVirtual) {
 }
 
 TEST_F(VirtualTimeFixture, ARecordWithoutAVirtualTimeFailsNamingIt) {
-  write(R"({"seq":0,"outcome":"finished","arrival":0,"events":[0.1,0.2],"end":0.2}
+  write(
+      R"({"seq":0,"outcome":"finished","arrival":0,"events":[0.1,0.2],"end":0.2}
 {"seq":2,"outcome":"finished","arrival":0.2,"events":[0.3,0.45],"end":0.45}
 )");
   VirtualTimeReport Report;
   std::string Err;
   EXPECT_FALSE(applyVirtualTimeline(Path, Run, Report, Err));
-  EXPECT_EQ(Err, "--sim-clock virtual: measured request 1 has no virtual time in the "
-                 "simulator's timeline " +
-                     Path);
+  EXPECT_EQ(
+      Err, "--sim-clock virtual: measured request 1 has no virtual time in the "
+           "simulator's timeline " +
+               Path);
   // Nothing was changed: never half virtual, half wall.
   EXPECT_EQ(Run.Records[0].ScheduledNs, 5000);
   EXPECT_EQ(Run.WindowStartNs, 5500);
 }
 
 TEST_F(VirtualTimeFixture, AMissingTokenEventFailsNamingTheRequest) {
-  write(R"({"seq":0,"outcome":"finished","arrival":0,"events":[0.1,0.2],"end":0.2}
+  write(
+      R"({"seq":0,"outcome":"finished","arrival":0,"events":[0.1,0.2],"end":0.2}
 {"seq":1,"outcome":"finished","arrival":0.2,"events":[0.3],"end":0.4}
 {"seq":2,"outcome":"finished","arrival":0.2,"events":[0.3,0.45],"end":0.45}
 )");
   VirtualTimeReport Report;
   std::string Err;
   EXPECT_FALSE(applyVirtualTimeline(Path, Run, Report, Err));
-  EXPECT_EQ(Err, "--sim-clock virtual: measured request 1: the client received 2 token events, "
+  EXPECT_EQ(Err, "--sim-clock virtual: measured request 1: the client received "
+                 "2 token events, "
                  "the simulator's timeline has 1 (finished)");
   // A request the client cancelled may have lost events in flight.
   Run.Records[1].Error = arecipe::client::ErrorKind::Cancelled;
@@ -111,20 +116,27 @@ TEST_F(VirtualTimeFixture, AMissingTokenEventFailsNamingTheRequest) {
 }
 
 TEST_F(VirtualTimeFixture, AMalformedTimelineIsAnErrorWithItsLine) {
-  write("{\"seq\":0,\"outcome\":\"finished\",\"arrival\":0,\"events\":[],\"end\":0}\nnot json\n");
+  write("{\"seq\":0,\"outcome\":\"finished\",\"arrival\":0,\"events\":[],"
+        "\"end\":0}\nnot json\n");
   VirtualTimeReport Report;
   std::string Err;
   EXPECT_FALSE(applyVirtualTimeline(Path, Run, Report, Err));
   EXPECT_EQ(Err, "--sim-clock virtual: " + Path + ":2: not a JSON object");
-  write("{\"seq\":0,\"outcome\":\"finished\",\"arrival\":-1,\"events\":[],\"end\":0}\n");
+  write("{\"seq\":0,\"outcome\":\"finished\",\"arrival\":-1,\"events\":[],"
+        "\"end\":0}\n");
   EXPECT_FALSE(applyVirtualTimeline(Path, Run, Report, Err));
-  EXPECT_EQ(Err, "--sim-clock virtual: " + Path + ":1: arrival and end must be times");
-  write("{\"seq\":0,\"outcome\":\"finished\",\"arrival\":0,\"events\":[],\"end\":0}\n"
-        "{\"seq\":0,\"outcome\":\"finished\",\"arrival\":0,\"events\":[],\"end\":0}\n");
+  EXPECT_EQ(Err, "--sim-clock virtual: " + Path +
+                     ":1: arrival and end must be times");
+  write("{\"seq\":0,\"outcome\":\"finished\",\"arrival\":0,\"events\":[],"
+        "\"end\":0}\n"
+        "{\"seq\":0,\"outcome\":\"finished\",\"arrival\":0,\"events\":[],"
+        "\"end\":0}\n");
   EXPECT_FALSE(applyVirtualTimeline(Path, Run, Report, Err));
-  EXPECT_EQ(Err, "--sim-clock virtual: " + Path + ":2: a request's sequence number appears twice");
+  EXPECT_EQ(Err, "--sim-clock virtual: " + Path +
+                     ":2: a request's sequence number appears twice");
   EXPECT_FALSE(applyVirtualTimeline(Path + ".missing", Run, Report, Err));
-  EXPECT_EQ(Err, "--sim-clock virtual: the simulator wrote no timeline (" + Path + ".missing)");
+  EXPECT_EQ(Err, "--sim-clock virtual: the simulator wrote no timeline (" +
+                     Path + ".missing)");
 }
 
 TEST(VirtualClockScope, OnlyAClosedLoopCellOnOneEngineServer) {
@@ -144,15 +156,17 @@ TEST(VirtualClockScope, OnlyAClosedLoopCellOnOneEngineServer) {
   C.Client.Workload = F;
   EXPECT_EQ(virtualClockRefusal(C), "");
   EXPECT_EQ(virtualClockSimArgs(C, "/out/cells/c4"),
-            (std::vector<std::string>{"--sim-clock", "virtual", "--sim-lockstep-concurrency", "4",
-                                      "--sim-lockstep-warmup", "4", "--sim-lockstep-requests",
-                                      "12", "--sim-timeline",
-                                      "/out/cells/c4/sim-timeline.jsonl"}));
+            (std::vector<std::string>{
+                "--sim-clock", "virtual", "--sim-lockstep-concurrency", "4",
+                "--sim-lockstep-warmup", "4", "--sim-lockstep-requests", "12",
+                "--sim-timeline", "/out/cells/c4/sim-timeline.jsonl"}));
   F.RequestRate = 2.5;
   C.Client.Workload = F;
-  EXPECT_EQ(virtualClockRefusal(C),
-            "cell 'c4': --sim-clock virtual cannot run an open-loop workload (request rate "
-            "2.5/s): arrivals on a schedule are not in lock-step with the engine");
+  EXPECT_EQ(
+      virtualClockRefusal(C),
+      "cell 'c4': --sim-clock virtual cannot run an open-loop workload "
+      "(request rate "
+      "2.5/s): arrivals on a schedule are not in lock-step with the engine");
 }
 
 TEST(VirtualClockScope, TheLaunchCommandCarriesTheClientsShape) {
@@ -179,8 +193,10 @@ TEST(VirtualClockScope, TheLaunchCommandCarriesTheClientsShape) {
   std::string Line;
   for (const std::string &A : L.Command)
     Line += A + " ";
-  EXPECT_NE(Line.find("--sim-clock virtual --sim-lockstep-concurrency 2 --sim-lockstep-warmup 0 "
-                      "--sim-lockstep-requests 20 --sim-timeline /out/cells/c2/sim-timeline.jsonl"),
+  EXPECT_NE(Line.find("--sim-clock virtual --sim-lockstep-concurrency 2 "
+                      "--sim-lockstep-warmup 0 "
+                      "--sim-lockstep-requests 20 --sim-timeline "
+                      "/out/cells/c2/sim-timeline.jsonl"),
             std::string::npos)
       << Line;
   S.SimClock = SimClockMode::Wall;

@@ -50,7 +50,9 @@ struct RunSettings {
   /// engine's own virtual times, in lock-step with the client (Virtual;
   /// VirtualTime.h, docs/simulator.md "Virtual clock").
   SimClockMode SimClock = SimClockMode::Wall;
-  bool virtualClock() const { return Simulate && SimClock == SimClockMode::Virtual; }
+  bool virtualClock() const {
+    return Simulate && SimClock == SimClockMode::Virtual;
+  }
   std::string SimulatorPath;
   /// Extra `--sim-…` arguments for every simulated engine, and per cell id.
   std::vector<std::string> SimArgs;

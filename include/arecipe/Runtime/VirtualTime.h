@@ -1,4 +1,4 @@
-//===- VirtualTime.h - A cell's figures on the simulator's own clock -*- C++ -*-===//
+//===- VirtualTime.h - Figures on the simulator's own clock -*- C++ -*-===//
 //
 // `arecipe-run --simulate --sim-clock virtual`: the engine simulator steps in
 // lock-step with the client (arecipe-sim --sim-clock virtual) and writes each
@@ -42,7 +42,8 @@ std::string simTimelinePath(const std::string &CellDir);
 
 /// The arecipe-sim options that put the client's target of \p C on the
 /// virtual clock: the client's closed-loop shape and the timeline file.
-std::vector<std::string> virtualClockSimArgs(const Cell &C, const std::string &CellDir);
+std::vector<std::string> virtualClockSimArgs(const Cell &C,
+                                             const std::string &CellDir);
 
 /// Virtual nanoseconds of the records: the engine's virtual time plus this
 /// offset, so that time 0 is not read as "did not happen".

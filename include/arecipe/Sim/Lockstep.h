@@ -1,4 +1,4 @@
-//===- Lockstep.h - The virtual clock's model of a closed-loop client -*- C++ -*-===//
+//===- Lockstep.h - What the virtual clock waits for ----------*- C++ -*-===//
 //
 // Under `--sim-clock virtual` the engine's clock no longer follows the wall
 // clock: before each step it waits, in real time, until every request the
@@ -20,9 +20,12 @@
 namespace arecipe::sim {
 
 struct LockstepPlan {
-  uint64_t Concurrency = 0; ///< closed-loop lanes (C)
-  uint64_t Warmup = 0;      ///< warm-up requests (W), sent before the measured phase
-  uint64_t Requests = 0;    ///< every request of the run, warm-up included (T >= W)
+  /// Closed-loop lanes (C).
+  uint64_t Concurrency = 0;
+  /// Warm-up requests (W), all ended before the measured phase starts.
+  uint64_t Warmup = 0;
+  /// Every request of the run, warm-up included (T >= W).
+  uint64_t Requests = 0;
 };
 
 /// The number of requests a closed-loop client of shape \p P has sent once
