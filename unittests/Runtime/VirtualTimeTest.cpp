@@ -80,6 +80,20 @@ TEST_F(VirtualTimeFixture, EveryTimestampAndTheWindowBecomeVirtual) {
   EXPECT_EQ(Report.ForcedStepsMeasured, 1u); // 0.05 was in the warm-up
 }
 
+TEST_F(VirtualTimeFixture, RecordsEndingAtOneInstantAreInIdOrder) {
+  std::swap(Run.Records[1], Run.Records[2]); // as the sockets were read
+  write(R"({"seq":0,"outcome":"finished","arrival":0,"events":[0.1,0.2],"end":0.2}
+{"seq":1,"outcome":"finished","arrival":0.2,"events":[0.3,0.4],"end":0.4}
+{"seq":2,"outcome":"finished","arrival":0.2,"events":[0.3,0.4],"end":0.4}
+)");
+  VirtualTimeReport Report;
+  std::string Err;
+  ASSERT_TRUE(applyVirtualTimeline(Path, Run, Report, Err)) << Err;
+  EXPECT_EQ(Run.Records[0].Id, 0u);
+  EXPECT_EQ(Run.Records[1].Id, 1u);
+  EXPECT_EQ(Run.Records[2].Id, 2u);
+}
+
 TEST_F(VirtualTimeFixture, ARecordWithoutAVirtualTimeFailsNamingIt) {
   write(
       R"({"seq":0,"outcome":"finished","arrival":0,"events":[0.1,0.2],"end":0.2}

@@ -56,7 +56,8 @@ struct VirtualTimeReport {
 };
 
 /// Replaces every timestamp of \p Run's records, and its window, by the
-/// virtual times in the timeline \p Path, keyed by record id. False with
+/// virtual times in the timeline \p Path, keyed by record id, and orders
+/// the records by virtual end time, then id. False with
 /// \p Err naming the request when a record or a token event has no virtual
 /// time (nothing is changed then).
 bool applyVirtualTimeline(const std::string &Path, client::RunResult &Run,
