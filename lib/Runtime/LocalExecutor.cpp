@@ -227,9 +227,11 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) 
   fmt::format_to(std::back_inserter(Out), "plan {} ({}), {} of {} cells, results in {}\n",
                  Plan.RecipeName, Plan.Schema, Cells.size(), Plan.Cells.size(), S.OutDir);
   if (S.Simulate)
-    fmt::format_to(std::back_inserter(Out), "simulated: engines replaced by {}, time scale {}{}\n",
+    fmt::format_to(std::back_inserter(Out),
+                   "simulated: engines replaced by {}, time scale {}{}\n",
                    S.SimulatorPath, S.TimeScale,
-                   S.virtualClock() ? ", virtual clock (--sim-clock virtual)" : "");
+                   S.virtualClock() ? ", virtual clock (--sim-clock virtual)"
+                                    : "");
   if (S.Repeat > 1)
     fmt::format_to(std::back_inserter(Out),
                    "repeats: every cell {} times; repeat K >= 2 in {}/repeats/K\n", S.Repeat,
@@ -308,8 +310,8 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   for (int K = 2; K <= Repeats; ++K) {
     RunSettings &SK = RepeatSettings[size_t(K - 1)];
     SK.OutDir = repeatOutDir(S.OutDir, K);
-    auto Store = std::make_unique<ResultStore>(SK.OutDir, S.Simulate, S.TimeScale,
-                                               S.virtualClock());
+    auto Store = std::make_unique<ResultStore>(SK.OutDir, S.Simulate,
+                                               S.TimeScale, S.virtualClock());
     if (!makeRealDirectory(S.OutDir + "/repeats", Err) ||
         !prepareOutDir(*Store, SK, &PlanText, Err)) {
       Progress.message("error: " + Err);

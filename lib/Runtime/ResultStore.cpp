@@ -206,9 +206,10 @@ std::optional<ordered_json> ResultStore::finishedSummary(const Cell &C) const {
   // Measured the same way: simulated or not, at the same time scale, on
   // the same clock.
   if (support::boolAt(*Run, "simulated", false) != Simulated ||
-      (Simulated && support::numberAt(*Run, "/time_scale") != std::optional<double>(TimeScale)) ||
-      (Simulated &&
-       (support::stringAt(*Run, "sim_clock", "wall") == "virtual") != VirtualClock))
+      (Simulated && support::numberAt(*Run, "/time_scale") !=
+                        std::optional<double>(TimeScale)) ||
+      (Simulated && (support::stringAt(*Run, "sim_clock", "wall") ==
+                     "virtual") != VirtualClock))
     return std::nullopt;
   return J;
 }
@@ -308,10 +309,11 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
   std::string Csv = "cell,conc,band,status,gpus,num_requests_successful,error_rate,"
                     "throughput_per_gpu_tok_s,output_per_gpu_tok_s,ttft_p50_s,ttft_p90_s,"
                     "itl_p50_s,e2el_p50_s,p90_interactivity_tok_s_user,reason\n";
-  std::string Md = fmt::format("# {}{}\n\n", Plan.RecipeName,
-                               Simulated ? fmt::format(" (simulated, time scale {}{})", TimeScale,
-                                                       VirtualClock ? ", virtual clock" : "")
-                                         : std::string());
+  std::string Md = fmt::format(
+      "# {}{}\n\n", Plan.RecipeName,
+      Simulated ? fmt::format(" (simulated, time scale {}{})", TimeScale,
+                              VirtualClock ? ", virtual clock" : "")
+                : std::string());
   Md += "| cell | conc | band | status | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | "
         "ITL p50 (s) | p90 interactivity (tok/s/user) | error rate | reason |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n";

@@ -222,12 +222,11 @@ bool applyVirtualTimeline(const std::string &Path, client::RunResult &Run,
   // Records are in the order the client saw them end; requests that end
   // at one virtual instant are read in socket order, so they are put in
   // the order of their ids, and records.jsonl is the same for every run.
-  std::stable_sort(Run.Records.begin(), Run.Records.end(),
-                   [](const client::RequestRecord &A,
-                      const client::RequestRecord &B) {
-                     return A.EndNs != B.EndNs ? A.EndNs < B.EndNs
-                                               : A.Id < B.Id;
-                   });
+  std::stable_sort(
+      Run.Records.begin(), Run.Records.end(),
+      [](const client::RequestRecord &A, const client::RequestRecord &B) {
+        return A.EndNs != B.EndNs ? A.EndNs < B.EndNs : A.Id < B.Id;
+      });
   // The window opens when the measured requests are sent (the warm-up has
   // drained) and closes when the last of them ends.
   if (Run.WindowStartNs > 0 && WindowStart != INT64_MAX)

@@ -98,6 +98,18 @@ void EngineLoop::fire() {
   Out.FireDone();
 }
 
+std::optional<StepResult> EngineLoop::startStep() {
+  admitArrivals();
+  if (!Sched.hasWork())
+    return std::nullopt;
+  StepResult R = Sched.step();
+  if (R.Seconds <= 0)
+    return std::nullopt;
+  BusySeconds += R.Seconds;
+  Profiler.record(EngineClock, R);
+  return R;
+}
+
 void EngineLoop::runLockstepSteps() {
   // As fast as the CPU allows, but a long run of steps still yields to the
   // network every few milliseconds, so streams flow and /health answers.
@@ -120,19 +132,15 @@ void EngineLoop::runLockstepSteps() {
       GraceTimer->cancel();
       GraceArmed = false;
     }
-    admitArrivals();
-    if (!Sched.hasWork())
+    std::optional<StepResult> Step = startStep();
+    if (!Step)
       return;
-    StepResult R = Sched.step();
-    if (R.Seconds <= 0)
-      return;
+    StepResult &R = *Step;
     if (Arrived < Expected) {
       ++ForcedSteps;
       if (Out.ForcedStep)
         Out.ForcedStep(EngineClock, Arrived, Expected);
     }
-    BusySeconds += R.Seconds;
-    Profiler.record(EngineClock, R);
     EngineClock += R.Seconds;
     for (const RequestProgress &P : R.Progress)
       if (P.Finished && Live.erase(P.Id))
@@ -174,16 +182,11 @@ void EngineLoop::runDueSteps() {
       }
       continue;
     }
-    admitArrivals();
-    if (!Sched.hasWork())
+    std::optional<StepResult> Step = startStep();
+    if (!Step)
       return;
-    StepResult R = Sched.step();
-    if (R.Seconds <= 0)
-      return;
-    BusySeconds += R.Seconds;
-    Profiler.record(EngineClock, R);
-    PendingEnd = EngineClock + R.Seconds;
-    Pending = std::move(R);
+    PendingEnd = EngineClock + Step->Seconds;
+    Pending = std::move(Step);
   }
 }
 

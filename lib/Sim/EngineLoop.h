@@ -94,6 +94,9 @@ private:
   void runDueSteps();
   void runLockstepSteps();
   void admitArrivals();
+  /// Admits what has arrived and plans the next step, starting at
+  /// EngineClock; none when there is nothing to do.
+  std::optional<StepResult> startStep();
   void graceExpired();
 
   /// A request that reached the front end, waiting for the engine clock to

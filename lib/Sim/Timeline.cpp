@@ -4,22 +4,20 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 namespace arecipe::sim {
 
 Timeline::~Timeline() {
   flush();
-  if (Fd >= 0)
-    close(Fd);
+  if (File)
+    std::fclose(File);
 }
 
 bool Timeline::open(const std::string &Path, std::string &Error) {
-  Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (Fd < 0) {
+  // "e": close-on-exec, so no child inherits the descriptor.
+  File = std::fopen(Path.c_str(), "we");
+  if (!File) {
     Error =
         fmt::format("cannot write the timeline {}: {}", Path, strerror(errno));
     return false;
@@ -29,7 +27,7 @@ bool Timeline::open(const std::string &Path, std::string &Error) {
 
 void Timeline::request(uint64_t Seq, const char *Outcome, double Arrival,
                        const std::vector<double> &Events, double End) {
-  if (Fd < 0)
+  if (!File)
     return;
   // Nanosecond resolution: the runtime turns these into the records'
   // integer nanoseconds, and the same step must give the same integer.
@@ -46,7 +44,7 @@ void Timeline::request(uint64_t Seq, const char *Outcome, double Arrival,
 }
 
 void Timeline::forcedStep(double At, uint64_t Arrived, uint64_t Expected) {
-  if (Fd < 0)
+  if (!File)
     return;
   fmt::format_to(std::back_inserter(Pending),
                  R"({{"forced_step":{:.9f},"arrived":{},"expected":{}}})"
@@ -55,14 +53,11 @@ void Timeline::forcedStep(double At, uint64_t Arrived, uint64_t Expected) {
 }
 
 void Timeline::flush() {
-  size_t Done = 0;
-  while (Fd >= 0 && Done < Pending.size()) {
-    ssize_t N = ::write(Fd, Pending.data() + Done, Pending.size() - Done);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      break; // a full disk loses lines; the runtime reports each missing one
-    Done += size_t(N);
+  // A full disk loses lines; the runtime reports each request whose line is
+  // missing.
+  if (File && !Pending.empty()) {
+    std::fwrite(Pending.data(), 1, Pending.size(), File);
+    std::fflush(File);
   }
   Pending.clear();
 }

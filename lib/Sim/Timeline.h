@@ -16,6 +16,7 @@
 #define ARECIPE_LIB_SIM_TIMELINE_H
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ public:
 
   /// Opens (truncates) \p Path. False with \p Error set when it cannot.
   bool open(const std::string &Path, std::string &Error);
-  bool enabled() const { return Fd >= 0; }
+  bool enabled() const { return File != nullptr; }
 
   /// A request left the engine: \p Outcome is finished, cancelled (its
   /// client went away), reset (fault) or rejected (answered with an error
@@ -43,7 +44,7 @@ public:
   void flush();
 
 private:
-  int Fd = -1;
+  std::FILE *File = nullptr;
   std::string Pending;
 };
 

@@ -82,7 +82,8 @@ TEST_F(VirtualTimeFixture, EveryTimestampAndTheWindowBecomeVirtual) {
 
 TEST_F(VirtualTimeFixture, RecordsEndingAtOneInstantAreInIdOrder) {
   std::swap(Run.Records[1], Run.Records[2]); // as the sockets were read
-  write(R"({"seq":0,"outcome":"finished","arrival":0,"events":[0.1,0.2],"end":0.2}
+  write(
+      R"({"seq":0,"outcome":"finished","arrival":0,"events":[0.1,0.2],"end":0.2}
 {"seq":1,"outcome":"finished","arrival":0.2,"events":[0.3,0.4],"end":0.4}
 {"seq":2,"outcome":"finished","arrival":0.2,"events":[0.3,0.4],"end":0.4}
 )");

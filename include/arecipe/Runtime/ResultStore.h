@@ -83,8 +83,8 @@ public:
   /// Simulated, TimeScale and VirtualClock (--sim-clock virtual) describe
   /// this run: a summary of a run that measured differently is not a
   /// finished cell for it.
-  explicit ResultStore(std::string OutDir, bool Simulated = false, double TimeScale = 1,
-                       bool VirtualClock = false);
+  explicit ResultStore(std::string OutDir, bool Simulated = false,
+                       double TimeScale = 1, bool VirtualClock = false);
   ResultStore(const ResultStore &) = delete;
   ResultStore &operator=(const ResultStore &) = delete;
   ~ResultStore();
