@@ -311,8 +311,7 @@ bool CellExecution::interrupted() {
 milliseconds CellExecution::wallFloor(double PlanSeconds, milliseconds Floor) const {
   // Under --simulate a compressed timeout can fall below the scheduling noise
   // of a loaded machine; the floor keeps a busy CPU from looking like a stall.
-  milliseconds W = S.wall(PlanSeconds);
-  return S.Simulate ? std::max(W, Floor) : W;
+  return S.wallAtLeast(PlanSeconds, Floor);
 }
 
 RunningProcess *CellExecution::find(const std::string &Name) {
@@ -778,8 +777,7 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
   // A wall-clock floor under --simulate, as for the start-up stall: a loaded
   // machine must not look like a stalled engine.
   if (C.Client.StallTimeoutS > 0)
-    W.Transport.StallTimeoutMs =
-        long(wallFloor(C.Client.StallTimeoutS, milliseconds(5000)).count());
+    W.Transport.StallTimeoutMs = long(S.measurementStallWindow(C.Client.StallTimeoutS).count());
   if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload)) {
     client::FixedWorkload X;
     X.InputTokens = F->Isl;

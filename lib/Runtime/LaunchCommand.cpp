@@ -55,7 +55,7 @@ Argv simulatedCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &
   // The engine the client measures steps in lock-step with it
   // (virtualClockRefusal has kept every other kind of cell out).
   if (S.virtualClock() && P.Name == C.Client.Target) {
-    Argv Lockstep = virtualClockSimArgs(C, CellDir);
+    Argv Lockstep = virtualClockSimArgs(C, S, CellDir);
     Out.insert(Out.end(), Lockstep.begin(), Lockstep.end());
   }
   Out.insert(Out.end(), S.SimArgs.begin(), S.SimArgs.end());

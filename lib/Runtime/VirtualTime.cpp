@@ -73,6 +73,7 @@ std::string simTimelinePath(const std::string &CellDir) {
 }
 
 std::vector<std::string> virtualClockSimArgs(const Cell &C,
+                                             const RunSettings &S,
                                              const std::string &CellDir) {
   const auto &F = std::get<FixedWorkload>(C.Client.Workload);
   // The same counts the client's closed loop sends (Workload.h).
@@ -81,6 +82,12 @@ std::vector<std::string> virtualClockSimArgs(const Cell &C,
   W.WarmupRequests = F.Warmup;
   int64_t Warmup = client::fixedWarmupRequests(W, C.Client.Concurrency);
   int64_t Measured = client::fixedMeasuredRequests(W, C.Client.Concurrency);
+  // The engine gives up waiting for a request well before the client gives
+  // up on its streams, so a client that does not come shows as a forced
+  // step, not as a stalled cell.
+  std::chrono::milliseconds Stall =
+      S.measurementStallWindow(C.Client.StallTimeoutS);
+  double Grace = Stall.count() > 0 ? Stall.count() / 2000.0 : 10.0;
   return {"--sim-clock",
           "virtual",
           "--sim-lockstep-concurrency",
@@ -89,6 +96,8 @@ std::vector<std::string> virtualClockSimArgs(const Cell &C,
           std::to_string(Warmup),
           "--sim-lockstep-requests",
           std::to_string(Warmup + Measured),
+          "--sim-lockstep-grace",
+          fmt::format("{:g}", Grace),
           "--sim-timeline",
           simTimelinePath(CellDir)};
 }

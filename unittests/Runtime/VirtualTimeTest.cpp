@@ -170,18 +170,27 @@ TEST(VirtualClockScope, OnlyAClosedLoopCellOnOneEngineServer) {
   F.Warmup = 4;
   C.Client.Workload = F;
   EXPECT_EQ(virtualClockRefusal(C), "");
-  EXPECT_EQ(virtualClockSimArgs(C, "/out/cells/c4"),
+  RunSettings S;
+  S.Simulate = true;
+  S.TimeScale = 100;
+  C.Client.StallTimeoutS = 600; // 6 s of wall time at K = 100: grace 3 s
+  EXPECT_EQ(virtualClockSimArgs(C, S, "/out/cells/c4"),
             (std::vector<std::string>{
                 "--sim-clock", "virtual", "--sim-lockstep-concurrency", "4",
                 "--sim-lockstep-warmup", "4", "--sim-lockstep-requests", "12",
-                "--sim-timeline", "/out/cells/c4/sim-timeline.jsonl"}));
+                "--sim-lockstep-grace", "3", "--sim-timeline",
+                "/out/cells/c4/sim-timeline.jsonl"}));
+  C.Client.StallTimeoutS = 60; // 0.6 s: the 5 s floor, grace 2.5 s
+  EXPECT_EQ(virtualClockSimArgs(C, S, "/out/cells/c4")[9], "2.5");
+  C.Client.StallTimeoutS = 0; // no stall window: the simulator's 10 s
+  EXPECT_EQ(virtualClockSimArgs(C, S, "/out/cells/c4")[9], "10");
   F.RequestRate = 2.5;
   C.Client.Workload = F;
   EXPECT_EQ(
       virtualClockRefusal(C),
       "cell 'c4': --sim-clock virtual cannot run an open-loop workload "
-      "(request rate "
-      "2.5/s): arrivals on a schedule are not in lock-step with the engine");
+      "(request rate 2.5/s): arrivals on a schedule are not in lock-step "
+      "with the engine");
 }
 
 TEST(VirtualClockScope, TheLaunchCommandCarriesTheClientsShape) {
@@ -210,8 +219,8 @@ TEST(VirtualClockScope, TheLaunchCommandCarriesTheClientsShape) {
     Line += A + " ";
   EXPECT_NE(Line.find("--sim-clock virtual --sim-lockstep-concurrency 2 "
                       "--sim-lockstep-warmup 0 "
-                      "--sim-lockstep-requests 20 --sim-timeline "
-                      "/out/cells/c2/sim-timeline.jsonl"),
+                      "--sim-lockstep-requests 20 --sim-lockstep-grace 300 "
+                      "--sim-timeline /out/cells/c2/sim-timeline.jsonl"),
             std::string::npos)
       << Line;
   S.SimClock = SimClockMode::Wall;

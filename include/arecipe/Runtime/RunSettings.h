@@ -96,6 +96,21 @@ struct RunSettings {
     S = S > 0 ? std::min(S, 1e12) : 0; // also NaN to 0
     return std::chrono::milliseconds(static_cast<long long>(S * 1000.0 + 0.5));
   }
+
+  /// wall(), but under --simulate at least Floor: a compressed timeout can
+  /// fall below the scheduling noise of a loaded machine.
+  std::chrono::milliseconds wallAtLeast(double PlanSeconds,
+                                        std::chrono::milliseconds Floor) const {
+    std::chrono::milliseconds W = wall(PlanSeconds);
+    return Simulate ? std::max(W, Floor) : W;
+  }
+
+  /// The client's stall window during a measurement (0: none): the plan's
+  /// on the wall clock, at least 5 s under --simulate.
+  std::chrono::milliseconds measurementStallWindow(double PlanSeconds) const {
+    return PlanSeconds > 0 ? wallAtLeast(PlanSeconds, std::chrono::milliseconds(5000))
+                           : std::chrono::milliseconds(0);
+  }
 };
 
 } // namespace arecipe::runtime

@@ -18,6 +18,7 @@
 #define ARECIPE_RUNTIME_VIRTUALTIME_H
 
 #include "arecipe/Runtime/LaunchPlan.h"
+#include "arecipe/Runtime/RunSettings.h"
 
 #include <cstdint>
 #include <string>
@@ -41,8 +42,10 @@ std::string virtualClockRefusal(const Cell &C);
 std::string simTimelinePath(const std::string &CellDir);
 
 /// The arecipe-sim options that put the client's target of \p C on the
-/// virtual clock: the client's closed-loop shape and the timeline file.
+/// virtual clock: the client's closed-loop shape, the timeline file, and a
+/// grace of half the client's stall window (10 s without one).
 std::vector<std::string> virtualClockSimArgs(const Cell &C,
+                                             const RunSettings &S,
                                              const std::string &CellDir);
 
 /// Virtual nanoseconds of the records: the engine's virtual time plus this
