@@ -777,7 +777,8 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
   // A wall-clock floor under --simulate, as for the start-up stall: a loaded
   // machine must not look like a stalled engine.
   if (C.Client.StallTimeoutS > 0)
-    W.Transport.StallTimeoutMs = long(S.measurementStallWindow(C.Client.StallTimeoutS).count());
+    W.Transport.StallTimeoutMs =
+        long(S.measurementStallWindow(C.Client.StallTimeoutS).count());
   if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload)) {
     client::FixedWorkload X;
     X.InputTokens = F->Isl;

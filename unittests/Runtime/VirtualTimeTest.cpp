@@ -186,11 +186,10 @@ TEST(VirtualClockScope, OnlyAClosedLoopCellOnOneEngineServer) {
   EXPECT_EQ(virtualClockSimArgs(C, S, "/out/cells/c4")[9], "10");
   F.RequestRate = 2.5;
   C.Client.Workload = F;
-  EXPECT_EQ(
-      virtualClockRefusal(C),
-      "cell 'c4': --sim-clock virtual cannot run an open-loop workload "
-      "(request rate 2.5/s): arrivals on a schedule are not in lock-step "
-      "with the engine");
+  EXPECT_EQ(virtualClockRefusal(C),
+            "cell 'c4': --sim-clock virtual cannot run an open-loop workload "
+            "(request rate 2.5/s): arrivals on a schedule are not in lock-step "
+            "with the engine");
 }
 
 TEST(VirtualClockScope, TheLaunchCommandCarriesTheClientsShape) {

@@ -108,8 +108,9 @@ struct RunSettings {
   /// The client's stall window during a measurement (0: none): the plan's
   /// on the wall clock, at least 5 s under --simulate.
   std::chrono::milliseconds measurementStallWindow(double PlanSeconds) const {
-    return PlanSeconds > 0 ? wallAtLeast(PlanSeconds, std::chrono::milliseconds(5000))
-                           : std::chrono::milliseconds(0);
+    return PlanSeconds > 0
+               ? wallAtLeast(PlanSeconds, std::chrono::milliseconds(5000))
+               : std::chrono::milliseconds(0);
   }
 };
 
