@@ -39,10 +39,10 @@ public:
       throw std::invalid_argument("an open-loop workload needs a request rate > 0");
     if (W.RangeRatio < 0 || W.RangeRatio >= 1)
       throw std::invalid_argument("range ratio must be in [0, 1)");
-    NumMeasured = W.NumPrompts > 0 ? W.NumPrompts : 10 * int64_t(Spec.Concurrency);
+    NumMeasured = fixedMeasuredRequests(W, Spec.Concurrency);
     if (NumMeasured < 1)
       throw std::invalid_argument("an uncapped open-loop workload needs a number of prompts");
-    NumWarmup = W.WarmupRequests >= 0 ? W.WarmupRequests : 2 * int64_t(Spec.Concurrency);
+    NumWarmup = fixedWarmupRequests(W, Spec.Concurrency);
     prepare();
   }
 
@@ -189,6 +189,16 @@ private:
   int64_t ArrivalBaseNs = 0, NextArrival = 0;
 };
 } // namespace
+
+int64_t arecipe::client::fixedWarmupRequests(const FixedWorkload &W,
+                                             int Concurrency) {
+  return W.WarmupRequests >= 0 ? W.WarmupRequests : 2 * int64_t(Concurrency);
+}
+
+int64_t arecipe::client::fixedMeasuredRequests(const FixedWorkload &W,
+                                               int Concurrency) {
+  return W.NumPrompts > 0 ? W.NumPrompts : 10 * int64_t(Concurrency);
+}
 
 std::unique_ptr<Driver> detail::makeFixedDriver(const WorkloadSpec &Spec, const Endpoint &Target,
                                                 RecordSink &Sink, ProgressCallback OnProgress,

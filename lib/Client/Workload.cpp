@@ -98,6 +98,8 @@ void Driver::send(std::string Body, RequestRecord Record, std::vector<std::strin
   for (const std::string &H : Target.ExtraHeaders)
     Req.Headers.push_back(H);
   Record.Id = NextId++;
+  if (Target.SequenceHeader)
+    Req.Headers.push_back("X-Arecipe-Seq: " + std::to_string(Record.Id));
   Loop.stream(std::move(Req), std::move(Record), [this, After](RequestRecord &&R) {
     Sink.write(R);
     bool Measured = R.RequestPhase == Phase::Measured && R.Error != ErrorKind::Cancelled;

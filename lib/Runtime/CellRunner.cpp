@@ -16,6 +16,7 @@
 #include "arecipe/Runtime/Preflight.h"
 #include "arecipe/Runtime/ReadinessProbe.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Runtime/VirtualTime.h"
 #include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/Json.h"
 #include "arecipe/Support/Redaction.h"
@@ -215,7 +216,10 @@ private:
   RunningProcess *find(const std::string &Name);
   void callProfileEndpoint(bool Start, ordered_json &Window);
   client::WorkloadSpec workloadSpec(std::string &Err);
-  void rescaleToSimulatedTime(client::RunResult &Run) const;
+  /// Under --simulate: the client's wall-clock times become simulated
+  /// times, scaled by K, or replaced by the engine's virtual times under
+  /// --sim-clock virtual. False (the cell failed) when a record has none.
+  bool toSimulatedTime(client::RunResult &Run);
   ordered_json metadata() const;
   std::string validityProblem(const client::RunResult &Run, const ordered_json &Summary) const;
 
@@ -237,6 +241,8 @@ private:
   ordered_json PortRecord;
   /// What each capture step reported: {NAME: {value, simulated}}.
   ordered_json Captures = ordered_json::object();
+  /// --sim-clock virtual: what the timeline said about the gate.
+  std::optional<VirtualTimeReport> VirtualTimes;
 
   CellStatus Status = CellStatus::Ok;
   std::string Reason, FailedProcess, LogTail, FailedPhase, CurrentPhase;
@@ -305,8 +311,7 @@ bool CellExecution::interrupted() {
 milliseconds CellExecution::wallFloor(double PlanSeconds, milliseconds Floor) const {
   // Under --simulate a compressed timeout can fall below the scheduling noise
   // of a loaded machine; the floor keeps a busy CPU from looking like a stall.
-  milliseconds W = S.wall(PlanSeconds);
-  return S.Simulate ? std::max(W, Floor) : W;
+  return S.wallAtLeast(PlanSeconds, Floor);
 }
 
 RunningProcess *CellExecution::find(const std::string &Name) {
@@ -773,7 +778,7 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
   // machine must not look like a stalled engine.
   if (C.Client.StallTimeoutS > 0)
     W.Transport.StallTimeoutMs =
-        long(wallFloor(C.Client.StallTimeoutS, milliseconds(5000)).count());
+        long(S.measurementStallWindow(C.Client.StallTimeoutS).count());
   if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload)) {
     client::FixedWorkload X;
     X.InputTokens = F->Isl;
@@ -862,13 +867,34 @@ void CellExecution::callProfileEndpoint(bool Start, ordered_json &Window) {
   }
 }
 
-void CellExecution::rescaleToSimulatedTime(client::RunResult &Run) const {
+bool CellExecution::toSimulatedTime(client::RunResult &Run) {
+  if (S.virtualClock()) {
+    VirtualTimeReport Report;
+    std::string Err;
+    if (!applyVirtualTimeline(simTimelinePath(Dir), Run, Report, Err)) {
+      failWith(CellStatus::Failed, Err);
+      return false;
+    }
+    VirtualTimes = Report;
+    if (Report.ForcedStepsMeasured > 0) {
+      std::string Note =
+          fmt::format("--sim-clock virtual: {} step{} of the measured phase "
+                      "ran without waiting for every request the client "
+                      "should have sent (the simulator's grace ran out); "
+                      "these figures depend on real time and are not exact",
+                      Report.ForcedStepsMeasured,
+                      Report.ForcedStepsMeasured == 1 ? "" : "s");
+      Progress.note(Note);
+      Warnings.push_back(Note);
+    }
+    return true;
+  }
   int64_t Base = INT64_MAX;
   for (const client::RequestRecord &R : Run.Records)
     if (R.ScheduledNs > 0)
       Base = std::min(Base, R.ScheduledNs);
   if (Base == INT64_MAX)
-    return;
+    return true;
   double K = S.TimeScale;
   auto Scale = [&](int64_t &T) {
     if (T > 0)
@@ -883,6 +909,7 @@ void CellExecution::rescaleToSimulatedTime(client::RunResult &Run) const {
   }
   Scale(Run.WindowStartNs);
   Scale(Run.WindowEndNs);
+  return true;
 }
 
 ordered_json CellExecution::metadata() const {
@@ -965,6 +992,8 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   Endpoint.Model =
       External && !S.Endpoint.Model.empty() ? S.Endpoint.Model : C.Client.ServedModelName;
   Endpoint.ExtraHeaders = S.Endpoint.Headers;
+  // The virtual clock admits the requests of one instant in the client's order.
+  Endpoint.SequenceHeader = S.virtualClock();
   // Token-id prompts exist only on the completions API.
   if (const auto *X = std::get_if<client::FixedWorkload>(&Spec.Kind);
       X && X->Prompt == client::PromptMode::TokenIds)
@@ -978,7 +1007,8 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
   size_t ExpectedRequests = 0;
   double PlannedWallS = 0;
   if (const auto *X = std::get_if<client::FixedWorkload>(&Spec.Kind))
-    ExpectedRequests = size_t(X->NumPrompts > 0 ? X->NumPrompts : 10 * int64_t(Spec.Concurrency));
+    ExpectedRequests =
+        size_t(client::fixedMeasuredRequests(*X, Spec.Concurrency));
   else if (const auto *X = std::get_if<client::AgenticWorkload>(&Spec.Kind))
     PlannedWallS = X->DurationS;
   std::string PartialPath = Dir + "/records.partial.jsonl";
@@ -1072,8 +1102,8 @@ bool CellExecution::measure(ordered_json &ClientSummary) {
     failWith(CellStatus::Failed, Run.AbortReason, Target);
     return false;
   }
-  if (S.Simulate)
-    rescaleToSimulatedTime(Run);
+  if (S.Simulate && !toSimulatedTime(Run))
+    return false;
   std::string Records;
   for (client::RequestRecord &R : Run.Records) {
     R.ErrorMessage = support::redact(R.ErrorMessage);
@@ -1185,12 +1215,17 @@ CellOutcome CellExecution::run() {
             "cannot make the cell's process directory: " + Err};
   if (rank() > 0)
     return runWorkerRank();
+  // arecipe-run refuses such a cell before the run; this keeps any other
+  // caller of runCell from measuring it on the wrong clock.
+  if (S.virtualClock())
+    if (std::string Refusal = virtualClockRefusal(C); !Refusal.empty())
+      failWith(CellStatus::Failed, Refusal);
   if (multiNode())
     writeRankReport("starting");
   auto Started = Clock::now();
   std::string StartedAt = isoNow();
   ordered_json ClientSummary;
-  if (preflight() && startUp())
+  if (Status == CellStatus::Ok && preflight() && startUp())
     measure(ClientSummary);
   teardown();
   if (multiNode())
@@ -1217,7 +1252,16 @@ CellOutcome CellExecution::run() {
   Run["inferencex_results"] = InferenceXFiles;
   Run["simulated"] = S.Simulate;
   Run["time_scale"] = S.Simulate ? S.TimeScale : 1.0;
-  Run["time_basis"] = S.Simulate ? "simulated" : "wall";
+  Run["time_basis"] = S.virtualClock() ? "virtual"
+                      : S.Simulate     ? "simulated"
+                                       : "wall";
+  if (S.Simulate)
+    Run["sim_clock"] = S.virtualClock() ? "virtual" : "wall";
+  if (VirtualTimes)
+    Run["virtual_clock"] = {
+        {"forced_steps", VirtualTimes->ForcedSteps},
+        {"forced_steps_measured", VirtualTimes->ForcedStepsMeasured},
+        {"exact", VirtualTimes->ForcedStepsMeasured == 0}};
   if (!S.Endpoint.Url.empty())
     Run["endpoint"] = S.Endpoint.Url;
   Run["cell_digest"] = C.Digest;

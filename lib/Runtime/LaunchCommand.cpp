@@ -1,6 +1,7 @@
 //===- LaunchCommand.cpp - The exact command a process runs ---------------===//
 
 #include "arecipe/Runtime/LaunchCommand.h"
+#include "arecipe/Runtime/VirtualTime.h"
 
 #include <fmt/format.h>
 
@@ -50,6 +51,12 @@ Argv simulatedCommand(const LaunchPlan &Plan, const Cell &C, const ProcessSpec &
   if (P.Port && *P.Port == 0) {
     Port.PortFile = fmt::format("{}/{}.port", CellDir, P.Name);
     Out.insert(Out.end(), {"--sim-port-file", Port.PortFile});
+  }
+  // The engine the client measures steps in lock-step with it
+  // (virtualClockRefusal has kept every other kind of cell out).
+  if (S.virtualClock() && P.Name == C.Client.Target) {
+    Argv Lockstep = virtualClockSimArgs(C, S, CellDir);
+    Out.insert(Out.end(), Lockstep.begin(), Lockstep.end());
   }
   Out.insert(Out.end(), S.SimArgs.begin(), S.SimArgs.end());
   if (auto It = S.CellSimArgs.find(C.Id); It != S.CellSimArgs.end())

@@ -227,8 +227,11 @@ void printDryRun(const LaunchPlan &Plan, const RunSettings &S, std::FILE *File) 
   fmt::format_to(std::back_inserter(Out), "plan {} ({}), {} of {} cells, results in {}\n",
                  Plan.RecipeName, Plan.Schema, Cells.size(), Plan.Cells.size(), S.OutDir);
   if (S.Simulate)
-    fmt::format_to(std::back_inserter(Out), "simulated: engines replaced by {}, time scale {}\n",
-                   S.SimulatorPath, S.TimeScale);
+    fmt::format_to(std::back_inserter(Out),
+                   "simulated: engines replaced by {}, time scale {}{}\n",
+                   S.SimulatorPath, S.TimeScale,
+                   S.virtualClock() ? ", virtual clock (--sim-clock virtual)"
+                                    : "");
   if (S.Repeat > 1)
     fmt::format_to(std::back_inserter(Out),
                    "repeats: every cell {} times; repeat K >= 2 in {}/repeats/K\n", S.Repeat,
@@ -266,7 +269,7 @@ bool prepareOutDir(const ResultStore &Store, const RunSettings &S, const std::st
 
 int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const RunSettings &S,
                   ProgressReport &Progress) {
-  ResultStore Store(S.OutDir, S.Simulate, S.TimeScale);
+  ResultStore Store(S.OutDir, S.Simulate, S.TimeScale, S.virtualClock());
   std::string Err;
   // One node rank of a Slurm sweep writes only its cell: the plan copy and
   // the sweep files are the submitter's, which collects every cell. (The
@@ -307,7 +310,8 @@ int runLocalSweep(const LaunchPlan &Plan, const std::string &PlanText, const Run
   for (int K = 2; K <= Repeats; ++K) {
     RunSettings &SK = RepeatSettings[size_t(K - 1)];
     SK.OutDir = repeatOutDir(S.OutDir, K);
-    auto Store = std::make_unique<ResultStore>(SK.OutDir, S.Simulate, S.TimeScale);
+    auto Store = std::make_unique<ResultStore>(SK.OutDir, S.Simulate,
+                                               S.TimeScale, S.virtualClock());
     if (!makeRealDirectory(S.OutDir + "/repeats", Err) ||
         !prepareOutDir(*Store, SK, &PlanText, Err)) {
       Progress.message("error: " + Err);

@@ -101,8 +101,10 @@ bool makeRealDirectory(const std::string &Path, std::string &Err) {
   return false;
 }
 
-ResultStore::ResultStore(std::string OutDir, bool Simulated, double TimeScale)
-    : OutDir(std::move(OutDir)), Simulated(Simulated), TimeScale(TimeScale) {}
+ResultStore::ResultStore(std::string OutDir, bool Simulated, double TimeScale,
+                         bool VirtualClock)
+    : OutDir(std::move(OutDir)), Simulated(Simulated), TimeScale(TimeScale),
+      VirtualClock(VirtualClock) {}
 
 ResultStore::~ResultStore() = default;
 
@@ -201,9 +203,13 @@ std::optional<ordered_json> ResultStore::finishedSummary(const Cell &C) const {
   const ordered_json *Run = J ? support::objectAt(*J, "arecipe_run") : nullptr;
   if (!Run || !isSummaryRun(*Run) || support::stringAt(*Run, "cell_digest") != C.Digest)
     return std::nullopt;
-  // Measured the same way: simulated or not, at the same time scale.
+  // Measured the same way: simulated or not, at the same time scale, on
+  // the same clock.
   if (support::boolAt(*Run, "simulated", false) != Simulated ||
-      (Simulated && support::numberAt(*Run, "/time_scale") != std::optional<double>(TimeScale)))
+      (Simulated && support::numberAt(*Run, "/time_scale") !=
+                        std::optional<double>(TimeScale)) ||
+      (Simulated && (support::stringAt(*Run, "sim_clock", "wall") ==
+                     "virtual") != VirtualClock))
     return std::nullopt;
   return J;
 }
@@ -297,13 +303,17 @@ bool ResultStore::writeSweep(const LaunchPlan &Plan, bool Simulated, double Time
   Results["engine"] = Plan.EngineName;
   Results["simulated"] = Simulated;
   Results["time_scale"] = Simulated ? TimeScale : 1.0;
+  if (Simulated)
+    Results["sim_clock"] = VirtualClock ? "virtual" : "wall";
   Results["cells"] = ordered_json::array();
   std::string Csv = "cell,conc,band,status,gpus,num_requests_successful,error_rate,"
                     "throughput_per_gpu_tok_s,output_per_gpu_tok_s,ttft_p50_s,ttft_p90_s,"
                     "itl_p50_s,e2el_p50_s,p90_interactivity_tok_s_user,reason\n";
-  std::string Md = fmt::format("# {}{}\n\n", Plan.RecipeName,
-                               Simulated ? fmt::format(" (simulated, time scale {})", TimeScale)
-                                         : std::string());
+  std::string Md = fmt::format(
+      "# {}{}\n\n", Plan.RecipeName,
+      Simulated ? fmt::format(" (simulated, time scale {}{})", TimeScale,
+                              VirtualClock ? ", virtual clock" : "")
+                : std::string());
   Md += "| cell | conc | band | status | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | "
         "ITL p50 (s) | p90 interactivity (tok/s/user) | error rate | reason |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n";

@@ -51,10 +51,11 @@ struct CellJob {
 
 class SlurmSweep {
 public:
-  SlurmSweep(const LaunchPlan &Plan, const RunSettings &S, const SlurmSweepSettings &Slurm,
-             ProgressReport &Progress)
+  SlurmSweep(const LaunchPlan &Plan, const RunSettings &S,
+             const SlurmSweepSettings &Slurm, ProgressReport &Progress)
       : Plan(Plan), S(S), Slurm(Slurm), Progress(Progress),
-        Store(S.OutDir, S.Simulate, S.TimeScale), SlurmDir(S.OutDir + "/slurm") {}
+        Store(S.OutDir, S.Simulate, S.TimeScale, S.virtualClock()),
+        SlurmDir(S.OutDir + "/slurm") {}
 
   int run(const std::string &PlanText);
 
@@ -242,7 +243,11 @@ void SlurmSweep::finish(CellJob &J, const SlurmJobRecord &Record) {
                   {"output", J.OutputPath}};
   Run["simulated"] = S.Simulate;
   Run["time_scale"] = S.Simulate ? S.TimeScale : 1.0;
-  Run["time_basis"] = S.Simulate ? "simulated" : "wall";
+  Run["time_basis"] = S.virtualClock() ? "virtual"
+                      : S.Simulate     ? "simulated"
+                                       : "wall";
+  if (S.Simulate)
+    Run["sim_clock"] = S.virtualClock() ? "virtual" : "wall";
   Run["cell_digest"] = C.Digest;
   Run["wall_seconds"] = Wall;
   std::string Err;

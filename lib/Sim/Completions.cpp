@@ -46,9 +46,21 @@ void Completions::accept(std::unique_ptr<Completion> C) {
   Active.emplace(Id, std::move(C));
 }
 
+void Completions::recordTimeline(const Completion &C, const char *Outcome,
+                                 double End) {
+  if (!C.HasSeq || !Times.enabled())
+    return;
+  Times.request(C.Seq, Outcome, C.ArrivedAt, C.EventTimes, End);
+  // Written before the reply's last bytes leave: once the client has seen
+  // the request end, the runtime may read its line.
+  Times.flush();
+}
+
 void Completions::dropCompletion(uint64_t Id) {
   ++Disconnects;
   Log.debug(fmt::format("request {}: client went away", Id));
+  if (auto It = Active.find(Id); It != Active.end())
+    recordTimeline(*It->second, "cancelled", Engine.virtualNow());
   // On EOF or a timeout, libevent detaches a request whose reply is not
   // finished from its dying connection and leaves it to its owner, who would
   // otherwise free it by ending the reply: free it here, or every stream a
@@ -85,6 +97,8 @@ void Completions::deliver(const StepResult &R, double StepEnd) {
     C.Cached = P.CachedTokens;
     if (C.Sent == 0 && P.NewTokens > 0)
       C.FirstTokenAt = StepEnd;
+    if (C.HasSeq && C.Stream && P.NewTokens > 0)
+      C.EventTimes.push_back(StepEnd);
     if (C.Reset && (C.Sent > 0 || P.Finished)) {
       resetConnection(C);
       continue;
@@ -108,6 +122,7 @@ void Completions::deliver(const StepResult &R, double StepEnd) {
 
 void Completions::finish(Completion &C, double StepEnd) {
   uint64_t Id = C.Id;
+  recordTimeline(C, "finished", StepEnd);
   evhttp_connection_set_closecb(C.Conn, nullptr, nullptr);
   if (C.Stream) {
     flush(C);
@@ -121,10 +136,11 @@ void Completions::finish(Completion &C, double StepEnd) {
     evhttp_send_reply(C.Req, 200, "OK", Loop.scratch());
   }
   if (Log.enabled(LogLevel::Debug))
-    Log.debug(fmt::format("request {} finished: simulated ttft {:.6f} s e2e "
-                          "{:.6f} s tokens {}",
-                          Id, C.FirstTokenAt - C.ArrivedAt,
-                          StepEnd - C.ArrivedAt, C.Sent));
+    Log.debug(fmt::format(
+        "request {}{} finished: simulated ttft {:.6f} s e2e "
+        "{:.6f} s tokens {}",
+        Id, C.HasSeq ? fmt::format(" (seq {})", C.Seq) : std::string(),
+        C.FirstTokenAt - C.ArrivedAt, StepEnd - C.ArrivedAt, C.Sent));
   evhttp_connection *Conn = C.Conn;
   Active.erase(Id);
   ++Served;
@@ -142,6 +158,7 @@ void Completions::resetConnection(Completion &C) {
   Log.warning(
       fmt::format("request {}: resetting the connection (fault reset)", Id));
   evhttp_connection_set_closecb(Conn, nullptr, nullptr);
+  recordTimeline(C, "reset", Engine.virtualNow());
   // The tokens already produced reach the client first: written now, they
   // sit in its receive queue ahead of the RST.
   flush(C);

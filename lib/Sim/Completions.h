@@ -15,6 +15,7 @@
 #include "FaultInjector.h"
 #include "GpuMemoryFile.h"
 #include "SimLog.h"
+#include "Timeline.h"
 #include "arecipe/Sim/OpenAiProtocol.h"
 
 #include <memory>
@@ -47,6 +48,11 @@ struct Completion {
   // token: the engine's own TTFT, free of any client or loopback delay.
   double ArrivedAt = 0;
   double FirstTokenAt = 0;
+  // Under --sim-clock virtual: the client's sequence number, and the
+  // virtual time of every token event, for the timeline.
+  bool HasSeq = false;
+  uint64_t Seq = 0;
+  std::vector<double> EventTimes;
   // SSE events of the steps completed in this engine-timer fire, sent as
   // one HTTP chunk when the fire ends.
   std::string Out;
@@ -62,8 +68,9 @@ struct Completion {
 class Completions {
 public:
   Completions(EventLoop &Loop, EngineLoop &Engine, FaultInjector &Faults,
-              const GpuMemoryFile &Memory, const SimLog &Log)
-      : Loop(Loop), Engine(Engine), Faults(Faults), Memory(Memory), Log(Log) {}
+              const GpuMemoryFile &Memory, const SimLog &Log, Timeline &Times)
+      : Loop(Loop), Engine(Engine), Faults(Faults), Memory(Memory), Log(Log),
+        Times(Times) {}
   ~Completions();
 
   /// Takes over \p C's request: starts the SSE reply when streaming and
@@ -83,6 +90,8 @@ private:
   void finish(Completion &C, double StepEnd);
   void resetConnection(Completion &C);
   void dropCompletion(uint64_t Id);
+  /// The timeline line of a request that leaves the engine now.
+  void recordTimeline(const Completion &C, const char *Outcome, double End);
   static void onClose(evhttp_connection *, void *C);
 
   EventLoop &Loop;
@@ -90,6 +99,7 @@ private:
   FaultInjector &Faults;
   const GpuMemoryFile &Memory;
   const SimLog &Log;
+  Timeline &Times;
   std::unordered_map<uint64_t, std::unique_ptr<Completion>> Active;
   std::vector<uint64_t> Unflushed; // completions with pending Out
   uint64_t Served = 0;

@@ -2,6 +2,7 @@
 #include "HttpFrontEnd.h"
 #include "HttpUtil.h"
 
+#include <charconv>
 #include <ctime>
 
 #include <event2/http.h>
@@ -69,8 +70,31 @@ void HttpFrontEnd::handleCompletion(evhttp_request *Req, bool Chat) {
                     503));
     return;
   }
+  // Under --sim-clock virtual every request carries the client's sequence
+  // number: requests of one virtual instant join the engine in that order.
+  uint64_t Seq = 0;
+  const bool Lockstep = P.Engine.lockstep();
+  if (Lockstep) {
+    std::string Value = requestHeader(Req, "X-Arecipe-Seq");
+    auto [End, Ec] =
+        std::from_chars(Value.data(), Value.data() + Value.size(), Seq);
+    if (Value.empty() || Ec != std::errc() ||
+        End != Value.data() + Value.size()) {
+      reply(Req, 400,
+            errorBody("--sim-clock virtual needs the client's sequence number "
+                      "in the X-Arecipe-Seq header (a decimal integer); got '" +
+                          Value + "'",
+                      "BadRequestError", 400));
+      return;
+    }
+  }
+  auto Refused = [&] {
+    if (Lockstep)
+      rejectedInLockstep(Seq);
+  };
   FaultInjector::Verdict Fault = P.Faults.arrive();
   if (Fault.HttpError) {
+    Refused();
     ++Rejected;
     P.Log.warning(fmt::format("request {}: answering HTTP {} (fault http-5xx)",
                               Fault.Arrival, Fault.HttpError));
@@ -82,11 +106,13 @@ void HttpFrontEnd::handleCompletion(evhttp_request *Req, bool Chat) {
   CompletionRequest Parsed;
   std::string Error, Param;
   if (!parseCompletionRequest(requestBody(Req), Chat, Parsed, Error, Param)) {
+    Refused();
     reply(Req, 400, errorBody(Error, "BadRequestError", 400, Param));
     return;
   }
   if (!Parsed.Model.empty() && Parsed.Model != Config.servedName() &&
       Parsed.Model != Config.Model) {
+    Refused();
     reply(Req, 404,
           errorBody(fmt::format("The model `{}` does not exist.", Parsed.Model),
                     "NotFoundError", 404, "model"));
@@ -95,6 +121,7 @@ void HttpFrontEnd::handleCompletion(evhttp_request *Req, bool Chat) {
   CompletionAdmission Admit =
       admitCompletion(Parsed, contextLimit(), P.Options.DefaultMaxTokens);
   if (!Admit.Error.empty()) {
+    Refused();
     reply(Req, 400,
           errorBody(Admit.Error, "BadRequestError", 400, Admit.Param));
     return;
@@ -115,12 +142,22 @@ void HttpFrontEnd::handleCompletion(evhttp_request *Req, bool Chat) {
   if (C->Stream)
     C->Malformed = P.Faults.malformedStream();
   C->Reset = Fault.Reset;
-  C->ArrivedAt = P.Clock.now();
+  C->ArrivedAt = Lockstep ? P.Engine.virtualNow() : P.Clock.now();
+  C->HasSeq = Lockstep;
+  C->Seq = Seq;
   double ArrivedAt = C->ArrivedAt;
   P.Active.accept(std::move(C));
   P.Engine.submit(ArrivedAt,
                   {Id, Parsed.PromptTokens, std::move(Parsed.BlockHashes),
-                   MaxTokens, Parsed.RemotePrefill});
+                   MaxTokens, Parsed.RemotePrefill},
+                  Seq);
+}
+
+void HttpFrontEnd::rejectedInLockstep(uint64_t Seq) {
+  double Now = P.Engine.virtualNow();
+  P.Times.request(Seq, "rejected", Now, {}, Now);
+  P.Times.flush();
+  P.Engine.rejected();
 }
 
 void HttpFrontEnd::handleProfile(evhttp_request *Req, bool StartProfile) {
@@ -212,8 +249,27 @@ std::string HttpFrontEnd::metricsText() const {
       "# HELP arecipe_sim_simulated_seconds Simulated time since start.\n"
       "# TYPE arecipe_sim_simulated_seconds gauge\n"
       "arecipe_sim_simulated_seconds {:.3f}\n",
-      P.Clock.scale(), P.Clock.now());
+      // Under --sim-clock virtual the engine's time is its own clock's.
+      P.Clock.scale(),
+      P.Engine.lockstep() ? P.Engine.virtualNow() : P.Clock.now());
   return Out;
+}
+
+json HttpFrontEnd::clockJson() const {
+  if (!P.Engine.lockstep())
+    return {{"mode", "wall"}};
+  const LockstepPlan &L = P.Options.Lockstep;
+  return {{"mode", "virtual"},
+          {"virtual_seconds", P.Engine.virtualNow()},
+          {"lockstep",
+           {{"concurrency", L.Concurrency},
+            {"warmup", L.Warmup},
+            {"requests", L.Requests},
+            {"grace_wall_s", P.Options.LockstepGraceSeconds},
+            {"arrived", P.Engine.arrived()},
+            {"left", P.Engine.left()},
+            {"expected", P.Engine.expectedArrivals()},
+            {"forced_steps", P.Engine.forcedSteps()}}}};
 }
 
 std::string HttpFrontEnd::infoJson() const {
@@ -238,6 +294,7 @@ std::string HttpFrontEnd::infoJson() const {
       {"model", Config.Model},
       {"served_model_name", Config.servedName()},
       {"time_scale", P.Clock.scale()},
+      {"clock", clockJson()},
       {"simulated_seconds", P.Clock.now()},
       {"engine_busy_simulated_seconds", P.Engine.busySeconds()},
       {"ready", P.Startup.ready()},

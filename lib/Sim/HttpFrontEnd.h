@@ -18,9 +18,12 @@
 #include "SimLog.h"
 #include "StartupRunner.h"
 #include "StepProfiler.h"
+#include "Timeline.h"
 #include "arecipe/Sim/Roofline.h"
 #include "arecipe/Sim/SimOptions.h"
 #include "arecipe/Sim/Startup.h"
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <unordered_set>
@@ -46,6 +49,7 @@ public:
     StepProfiler &Profiler;
     const SimClock &Clock;
     const SimLog &Log;
+    Timeline &Times;
   };
 
   explicit HttpFrontEnd(Parts P) : P(P), Config(P.Model.config()) {}
@@ -56,10 +60,14 @@ private:
   void reply(evhttp_request *Req, int Code, const std::string &Body,
              const char *ContentType = "application/json");
   void handleCompletion(evhttp_request *Req, bool Chat);
+  /// Lock-step: a request of the client answered with an error before it
+  /// reached the engine (it arrived and ended at this virtual instant).
+  void rejectedInLockstep(uint64_t Seq);
   void handleProfile(evhttp_request *Req, bool StartProfile);
   std::string modelsJson() const;
   std::string metricsText() const;
   std::string infoJson() const;
+  nlohmann::json clockJson() const;
   long contextLimit() const;
 
   Parts P;

@@ -7,18 +7,19 @@
 // injected crash exits at once, from inside the engine timer's callback.
 //
 //===----------------------------------------------------------------------===//
-#include "HttpUtil.h"
 #include "arecipe/Sim/Server.h"
-#include "arecipe/Sim/SimSpec.h"
 #include "Completions.h"
 #include "EngineLoop.h"
 #include "EventLoop.h"
 #include "FaultInjector.h"
 #include "GpuMemoryFile.h"
 #include "HttpFrontEnd.h"
+#include "HttpUtil.h"
 #include "SimLog.h"
 #include "StartupRunner.h"
 #include "StepProfiler.h"
+#include "Timeline.h"
+#include "arecipe/Sim/SimSpec.h"
 
 #include <algorithm>
 #include <csignal>
@@ -39,6 +40,7 @@ public:
 private:
   void exitWith(int Code);
   void writeGpuMemory(GpuMemoryFile::State S);
+  void forcedStep(double At, uint64_t Arrived, uint64_t Expected);
 
   // Declared first, destroyed last: every timer, request and connection of
   // the components below lives on it.
@@ -54,11 +56,13 @@ private:
   GpuMemoryFile Memory;
   FaultInjector Faults;
   StepProfiler Profiler;
+  Timeline Times;
   EngineLoop Engine;
   Completions Active;
   StartupRunner Startup;
   HttpFrontEnd FrontEnd;
   int ExitCode = 0;
+  std::pair<uint64_t, uint64_t> LastForced{~uint64_t(0), ~uint64_t(0)};
 };
 
 SimServer::SimServer(SimOptions Options, Roofline TheModel, StartupPlan ThePlan,
@@ -75,8 +79,11 @@ SimServer::SimServer(SimOptions Options, Roofline TheModel, StartupPlan ThePlan,
       Engine(
           Model, Plan.CpuTierTokens, O.Seed, Loop, Clock, Profiler,
           {[this](const StepResult &R, double End) { Active.deliver(R, End); },
-           [this] { Active.flushAll(); }}),
-      Active(Loop, Engine, Faults, Memory, Log),
+           [this] { Active.flushAll(); },
+           [this](double At, uint64_t Arrived, uint64_t Expected) {
+             forcedStep(At, Arrived, Expected);
+           }}),
+      Active(Loop, Engine, Faults, Memory, Log, Times),
       Startup(Plan, Loop, Clock, Log,
               {[this] { writeGpuMemory(GpuMemoryFile::State::Held); },
                [this] {
@@ -87,7 +94,23 @@ SimServer::SimServer(SimOptions Options, Roofline TheModel, StartupPlan ThePlan,
                },
                [this](int Code) { exitWith(Code); }}),
       FrontEnd({O, Model, Plan, Warnings, Startup, Loop, Engine, Active, Faults,
-                Profiler, Clock, Log}) {}
+                Profiler, Clock, Log, Times}) {
+  if (O.VirtualClock)
+    Engine.enableLockstep(O.Lockstep, O.LockstepGraceSeconds);
+}
+
+void SimServer::forcedStep(double At, uint64_t Arrived, uint64_t Expected) {
+  Times.forcedStep(At, Arrived, Expected);
+  // One line per episode, not per step: the counter in /sim/info has them all.
+  if (Arrived == LastForced.first && Expected == LastForced.second)
+    return;
+  LastForced = {Arrived, Expected};
+  Log.warning(fmt::format(
+      "virtual clock: stepping at {:.6f} s without waiting any longer: {} of "
+      "the {} requests the client should have sent arrived within the grace "
+      "of {:g} wall s; the figures from here on depend on real time",
+      At, Arrived, Expected, O.LockstepGraceSeconds));
+}
 
 int SimServer::run() {
   if (!Loop.ok())
@@ -129,6 +152,18 @@ int SimServer::run() {
   Log.info(fmt::format("Uvicorn running on http://127.0.0.1:{} (Press CTRL+C "
                        "to quit)",
                        Loop.boundPort()));
+  if (O.VirtualClock) {
+    if (!O.TimelineFile.empty() && !Times.open(O.TimelineFile, Error)) {
+      Log.error(Error);
+      return 1;
+    }
+    Log.info(fmt::format(
+        "virtual clock: steps in lock-step with a closed-loop client of {} "
+        "lane{}, {} requests ({} warm-up), as fast as the CPU allows; a "
+        "request arrives at the end of the last step; grace {:g} wall s",
+        O.Lockstep.Concurrency, O.Lockstep.Concurrency == 1 ? "" : "s",
+        O.Lockstep.Requests, O.Lockstep.Warmup, O.LockstepGraceSeconds));
+  }
   if (!writePortFile(O.PortFile, Loop.boundPort(), Log))
     return 1;
   Startup.start();

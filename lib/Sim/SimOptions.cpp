@@ -43,6 +43,14 @@ options:
                                  malformed-sse=N, reset=N, http-5xx=START:COUNT[:CODE],
                                  gpu-mem-leak
   --sim-log-level debug|info|warning|error
+  --sim-clock wall|virtual       virtual: step in lock-step with a closed-loop client,
+                                 as fast as the CPU allows (default wall)
+  --sim-lockstep-concurrency N   with virtual: the client's closed-loop lanes
+  --sim-lockstep-warmup N        with virtual: its warm-up requests (default 0)
+  --sim-lockstep-requests N      with virtual: all its requests, warm-up included
+  --sim-lockstep-grace S         with virtual: wall seconds to wait for an expected
+                                 request before stepping without it (10)
+  --sim-timeline FILE            with virtual: each request's virtual times (JSON lines)
 
 router mode (a request router in front of engine servers; no engine argv):
   --sim-router POLICY            round_robin, random (--sim-seed), consistent_hash,
@@ -232,7 +240,25 @@ bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &O,
     } else if (Opt == "--sim-fault") {
       if (!parseFault(Value, O.Faults, Error))
         return false;
-    } else if (Opt == "--sim-log-level") {
+    } else if (Opt == "--sim-clock") {
+      Expected = "wall or virtual";
+      Ok = Value == "wall" || Value == "virtual";
+      O.VirtualClock = Value == "virtual";
+    } else if (Opt == "--sim-lockstep-concurrency") {
+      Expected = "a count in [1, 2^53]";
+      Ok = toUnsigned(Value, 1, MaxSimCount, O.Lockstep.Concurrency);
+    } else if (Opt == "--sim-lockstep-warmup") {
+      Expected = "a count in [0, 2^53]";
+      Ok = toUnsigned(Value, 0, MaxSimCount, O.Lockstep.Warmup);
+    } else if (Opt == "--sim-lockstep-requests") {
+      Expected = "a count in [1, 2^53]";
+      Ok = toUnsigned(Value, 1, MaxSimCount, O.Lockstep.Requests);
+    } else if (Opt == "--sim-lockstep-grace") {
+      Expected = "wall seconds in [0.001, 1e6]";
+      Ok = toDouble(Value, 1e-3, 1e6, O.LockstepGraceSeconds);
+    } else if (Opt == "--sim-timeline")
+      O.TimelineFile = Value;
+    else if (Opt == "--sim-log-level") {
       Expected = "debug, info, warning or error";
       if (Value == "debug")
         O.Level = LogLevel::Debug;
@@ -258,6 +284,28 @@ bool parseSimOptions(const std::vector<std::string> &Args, SimOptions &O,
     }
   }
   O.EngineArgv.assign(Args.begin() + I, Args.end());
+  if (O.VirtualClock && O.routerMode()) {
+    Error = "--sim-clock virtual simulates one engine in lock-step with its "
+            "client; a router is not simulated on it";
+    return false;
+  }
+  if (O.VirtualClock &&
+      (O.Lockstep.Concurrency == 0 || O.Lockstep.Requests == 0)) {
+    Error = "--sim-clock virtual needs --sim-lockstep-concurrency and "
+            "--sim-lockstep-requests: the gate waits for the requests a "
+            "closed-loop client of that shape sends";
+    return false;
+  }
+  if (O.VirtualClock && O.Lockstep.Warmup > O.Lockstep.Requests) {
+    Error = "--sim-lockstep-warmup exceeds --sim-lockstep-requests (which "
+            "counts the warm-up requests too)";
+    return false;
+  }
+  if (!O.VirtualClock && (O.Lockstep.Concurrency || O.Lockstep.Requests ||
+                          O.Lockstep.Warmup || !O.TimelineFile.empty())) {
+    Error = "--sim-lockstep-* and --sim-timeline apply to --sim-clock virtual";
+    return false;
+  }
   if (O.routerMode())
     return checkRouterOptions(O, Error);
   if (!O.Backends.empty() || !O.Prefills.empty() || !O.Decodes.empty()) {

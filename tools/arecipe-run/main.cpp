@@ -13,6 +13,7 @@
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/SlurmExecutor.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Runtime/VirtualTime.h"
 
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Frontend/CompilerInstance.h"
@@ -104,6 +105,14 @@ static cl::opt<bool>
                   cl::desc("With --simulate: keep the plan's fixed ports (by default each is "
                            "remapped to a free port per cell)"),
                   cl::cat(Category));
+static cl::opt<std::string> SimClockOpt(
+    "sim-clock",
+    cl::desc(
+        "With --simulate: wall (default: the client's wall-clock times x the "
+        "time scale) or virtual (the simulated engine's own clock, in "
+        "lock-step with a closed-loop client: figures independent of the "
+        "time scale and of the machine's load)"),
+    cl::value_desc("wall|virtual"), cl::init("wall"), cl::cat(Category));
 static cl::opt<double> TeardownGrace("teardown-grace",
                                      cl::desc("Seconds between SIGTERM and SIGKILL (default 10)"),
                                      cl::init(10), cl::cat(Category));
@@ -402,8 +411,18 @@ int main(int Argc, char **Argv) {
   } else if (!EndpointKeyEnv.empty() || !EndpointModel.empty()) {
     return usageError("--endpoint-api-key-env and --endpoint-model apply to --endpoint");
   }
+  if (SimClockOpt != "wall" && SimClockOpt != "virtual")
+    return usageError(
+        fmt::format("--sim-clock '{}': expected 'wall' or 'virtual'",
+                    SimClockOpt.getValue()));
+  if (SimClockOpt == "virtual" && !Simulate)
+    return usageError(
+        "--sim-clock virtual applies to --simulate: it is the simulated "
+        "engine's clock");
   S.Simulate = Simulate;
   S.TimeScale = TimeScale;
+  S.SimClock =
+      SimClockOpt == "virtual" ? SimClockMode::Virtual : SimClockMode::Wall;
   S.SimulatorPath = Simulator.empty() ? ownDirectory() + "/arecipe-sim" : Simulator.getValue();
   S.SimArgs.assign(SimArgs.begin(), SimArgs.end());
   S.KeepFixedPorts = SimFixedPorts;
@@ -433,6 +452,20 @@ int main(int Argc, char **Argv) {
       Known += (Known.empty() ? "" : ", ") + C.Id;
     return usageError(fmt::format("--cells: no cell named {} (the plan has {})",
                                   fmt::join(Unknown, ", "), Known));
+  }
+  if (S.virtualClock()) {
+    // Refused before anything runs: each cell the mode cannot measure
+    // exactly, with the reason.
+    std::vector<std::string> Refusals;
+    std::vector<std::string> Ignored;
+    for (const Cell *C : selectCells(Plan, S, Ignored))
+      if (std::string R = virtualClockRefusal(*C); !R.empty())
+        Refusals.push_back(std::move(R));
+    if (!Refusals.empty()) {
+      for (size_t I = 0; I + 1 < Refusals.size(); ++I)
+        printToStderr(fmt::format("arecipe-run: error: {}\n", Refusals[I]));
+      return usageError(Refusals.back());
+    }
   }
   if (S.Simulate && !S.DryRun && access(S.SimulatorPath.c_str(), X_OK) != 0)
     return usageError(fmt::format("--simulate needs arecipe-sim, not found at {} (build it, or "
@@ -482,6 +515,8 @@ int main(int Argc, char **Argv) {
       Run.push_back("--sim-arg=" + A);
     if (S.KeepFixedPorts)
       Run.push_back("--sim-fixed-ports");
+    if (S.virtualClock())
+      Run.push_back("--sim-clock=virtual");
     for (const std::string &A : CellSimArgs)
       Run.push_back("--sim-cell-arg=" + A);
   }

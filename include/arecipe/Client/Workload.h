@@ -38,6 +38,9 @@ struct Endpoint {
   /// Prometheus endpoint scraped at the window's ends; empty = no scrape.
   std::string MetricsUrl;
   std::vector<std::string> ExtraHeaders; ///< "Name: value", on every request
+  /// Send each request's record id as `X-Arecipe-Seq: ID`: the order in
+  /// which arecipe-sim's virtual clock admits requests of one instant.
+  bool SequenceHeader = false;
 };
 
 enum class ArrivalMode { ClosedLoop, Poisson, Constant };
@@ -119,6 +122,11 @@ RunResult runWorkload(const WorkloadSpec &Spec, const Endpoint &Target, RecordSi
 /// Async-signal-safe: asks every running workload to stop (Ctrl-C). The
 /// in-flight requests are cancelled and the result is marked aborted.
 void interruptRunningWorkloads();
+
+/// The requests a fixed workload sends: its warm-up (-1: 2 x concurrency)
+/// and its measured ones (0: 10 x concurrency).
+int64_t fixedWarmupRequests(const FixedWorkload &W, int Concurrency);
+int64_t fixedMeasuredRequests(const FixedWorkload &W, int Concurrency);
 
 /// The lengths a fixed workload draws, exposed for tests and docs:
 /// [floor(L(1-r)), floor(L(1+r))], at least 1.

@@ -80,9 +80,11 @@ private:
 
 class ResultStore {
 public:
-  /// Simulated and TimeScale describe this run: a summary of a run that
-  /// measured differently is not a finished cell for it.
-  explicit ResultStore(std::string OutDir, bool Simulated = false, double TimeScale = 1);
+  /// Simulated, TimeScale and VirtualClock (--sim-clock virtual) describe
+  /// this run: a summary of a run that measured differently is not a
+  /// finished cell for it.
+  explicit ResultStore(std::string OutDir, bool Simulated = false,
+                       double TimeScale = 1, bool VirtualClock = false);
   ResultStore(const ResultStore &) = delete;
   ResultStore &operator=(const ResultStore &) = delete;
   ~ResultStore();
@@ -100,7 +102,7 @@ public:
 
   /// The cell's summary if it exists, parses (within bounds), has a string
   /// status and digest, and was written for a cell with C's digest by a run
-  /// with this store's Simulated and TimeScale.
+  /// with this store's Simulated, TimeScale and VirtualClock.
   std::optional<nlohmann::ordered_json> finishedSummary(const Cell &C) const;
 
   bool writeCellSummary(const Cell &C, const nlohmann::ordered_json &Summary,
@@ -118,6 +120,7 @@ private:
   std::string OutDir;
   bool Simulated;
   double TimeScale;
+  bool VirtualClock;
   /// Each cell's summary as parsed, and the version of the file it came
   /// from (support::fileVersion): parsed again only when it changes.
   mutable std::map<std::string, std::pair<std::string, std::optional<nlohmann::ordered_json>>>

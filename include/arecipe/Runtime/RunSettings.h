@@ -19,6 +19,8 @@
 
 namespace arecipe::runtime {
 
+enum class SimClockMode { Wall, Virtual };
+
 struct RunSettings {
   std::string OutDir;
   std::string PlanPath;
@@ -43,6 +45,14 @@ struct RunSettings {
   bool Simulate = false;
   /// Simulated seconds per wall-clock second (arecipe-sim --sim-time-scale).
   double TimeScale = 1;
+  /// --sim-clock: under --simulate, whether a cell's figures are the
+  /// client's wall-clock times scaled by TimeScale (Wall), or the simulated
+  /// engine's own virtual times, in lock-step with the client (Virtual;
+  /// VirtualTime.h, docs/simulator.md "Virtual clock").
+  SimClockMode SimClock = SimClockMode::Wall;
+  bool virtualClock() const {
+    return Simulate && SimClock == SimClockMode::Virtual;
+  }
   std::string SimulatorPath;
   /// Extra `--sim-…` arguments for every simulated engine, and per cell id.
   std::vector<std::string> SimArgs;
@@ -85,6 +95,22 @@ struct RunSettings {
     double S = Simulate && TimeScale > 0 ? PlanSeconds / TimeScale : PlanSeconds;
     S = S > 0 ? std::min(S, 1e12) : 0; // also NaN to 0
     return std::chrono::milliseconds(static_cast<long long>(S * 1000.0 + 0.5));
+  }
+
+  /// wall(), but under --simulate at least Floor: a compressed timeout can
+  /// fall below the scheduling noise of a loaded machine.
+  std::chrono::milliseconds wallAtLeast(double PlanSeconds,
+                                        std::chrono::milliseconds Floor) const {
+    std::chrono::milliseconds W = wall(PlanSeconds);
+    return Simulate ? std::max(W, Floor) : W;
+  }
+
+  /// The client's stall window during a measurement (0: none): the plan's
+  /// on the wall clock, at least 5 s under --simulate.
+  std::chrono::milliseconds measurementStallWindow(double PlanSeconds) const {
+    return PlanSeconds > 0
+               ? wallAtLeast(PlanSeconds, std::chrono::milliseconds(5000))
+               : std::chrono::milliseconds(0);
   }
 };
 

@@ -9,6 +9,7 @@
 #define ARECIPE_SIM_SIMOPTIONS_H
 
 #include "arecipe/Sim/EngineConfig.h"
+#include "arecipe/Sim/Lockstep.h"
 
 #include <cstdint>
 #include <optional>
@@ -54,6 +55,17 @@ struct SimOptions {
   double FetchTimeoutSeconds = 600;
   FaultPlan Faults;
   std::vector<std::string> EngineArgv;
+
+  // --sim-clock virtual: the engine steps in lock-step with a closed-loop
+  // client (Lockstep.h) instead of following the wall clock, and writes each
+  // request's virtual times to TimelineFile (docs/simulator.md, "Virtual
+  // clock").
+  bool VirtualClock = false;
+  LockstepPlan Lockstep;
+  /// Wall seconds the gate waits for an expected request before it steps
+  /// without it (counted and logged: the figures are no longer exact).
+  double LockstepGraceSeconds = 10;
+  std::string TimelineFile;
 
   // Router mode (--sim-router POLICY): a request router in front of engine
   // servers instead of an engine (docs/simulator.md, "Router").
