@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Report/SweepResults.h"
+#include "arecipe/Report/TuneReport.h"
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/LocalExecutor.h"
 #include "arecipe/Runtime/PlanLoader.h"
@@ -37,6 +38,7 @@
 #include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/InstallLayout.h"
 #include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
 #include "arecipe/Support/ShellQuote.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -503,10 +505,15 @@ public:
           R = &C;
     M.Status = R ? R->Status : "failed";
     M.Reason = R ? R->Reason : Err;
-    if (R)
+    if (R) {
       for (const sema::TuneMetric &Metric : sema::tuneMetrics())
         if (std::optional<double> V = metricOf(*R, Metric.Name))
           M.Metrics[Metric.Name] = *V;
+      // Not an SLA metric, but the tuning report's Pareto chart has it as
+      // one of its x axes, as the sweep report's does.
+      if (R->P90E2eNormInteractivity)
+        M.Metrics["p90_e2e_norm_interactivity"] = *R->P90E2eNormInteractivity;
+    }
     ordered_json J;
     J["key"] = M.Key;
     J["conc"] = Conc;
@@ -701,6 +708,28 @@ int main(int Argc, char **Argv) {
         {A->Name, A->At->Concs, Offset(A->FormulaRange.Start), Offset(A->FormulaRange.End)});
   }
 
+  // The recipe as it is: what it runs on (for the report's calibration
+  // note), and its own window.
+  std::optional<std::string> BasePlan = frontend::compileToPlanJSON(Inv, Printer);
+  runtime::PlanLoadResult BaseLoaded = runtime::parseLaunchPlan(BasePlan ? *BasePlan : "");
+  if (!BaseLoaded.ok() || BaseLoaded.Plan.Cells.empty())
+    return 1;
+  std::string EngineName, HardwareName, ModelId;
+  if (std::optional<support::json> P = support::parseJsonOrNull(*BasePlan)) {
+    auto Field = [&](const char *Object, const char *Key) {
+      const support::json *O = support::objectAt(*P, Object);
+      return O ? support::stringAt(*O, Key) : std::string();
+    };
+    EngineName = Field("engine", "name");
+    HardwareName = Field("hardware", "name");
+    ModelId = Field("model", "id");
+    // The summaries, the report and the console are for sharing: a secret
+    // of the plan, the environment or a --set stays out of them.
+    support::addSecretValuesIn(*P);
+  }
+  support::addSecretValuesFromEnvironment();
+  support::addSecretValuesOf({}, std::vector<std::string>(Sets.begin(), Sets.end()));
+
   // The full window: the recipe's, unless --window says.
   double FullWindow = 0;
   if (!Window.empty()) {
@@ -710,12 +739,8 @@ int main(int Argc, char **Argv) {
       return usageError(
           fmt::format("--window '{}': expected seconds in (0, 1000000]", Window.getValue()));
   } else {
-    std::optional<std::string> Plan = frontend::compileToPlanJSON(Inv, Printer);
-    runtime::PlanLoadResult Loaded = runtime::parseLaunchPlan(Plan ? *Plan : "");
-    if (!Loaded.ok() || Loaded.Plan.Cells.empty())
-      return 1;
     if (const auto *W =
-            std::get_if<runtime::AgenticWorkload>(&Loaded.Plan.Cells.front().Client.Workload))
+            std::get_if<runtime::AgenticWorkload>(&BaseLoaded.Plan.Cells.front().Client.Workload))
       FullWindow = W->DurationS;
     if (!(FullWindow > 0))
       return usageError("the recipe's scenario has no duration (a fixed scenario): give "
@@ -963,8 +988,16 @@ int main(int Argc, char **Argv) {
   J["objective"] = (Space->Maximize ? "maximize " : "minimize ") + Space->Objective;
   J["full_window_s"] = FullWindow;
   J["short_window_s"] = ShortWindow;
+  J["model"] = ModelId;
+  J["hardware"] = HardwareName;
+  J["engine"] = EngineName;
+  if (Simulated) {
+    std::vector<std::string> Cal = report::simulatorCalibration(EngineName, HardwareName);
+    J["calibration"] = Cal.empty() ? ordered_json("not calibrated") : ordered_json(Cal);
+  }
+  // What this run measured itself (rather than read back) is in tune.txt:
+  // two runs over the same measurements write the same tune.json.
   J["cells_used"] = T.Used.size();
-  J["cells_measured_now"] = T.Measured;
   ordered_json PrunedJ = ordered_json::object();
   for (const auto &[Reason, Which] : T.Pruned)
     PrunedJ[Reason] = Which.size();
@@ -986,15 +1019,26 @@ int main(int Argc, char **Argv) {
     ordered_json E;
     E["conc"] = O.Cell->Conc;
     E["band"] = O.Cell->Band;
-    ordered_json Cons = ordered_json::array();
-    for (const sema::TuneConstraint &K : O.Cell->Constraints)
+    ordered_json Cons = ordered_json::array(), Bounds = ordered_json::array();
+    for (const sema::TuneConstraint &K : O.Cell->Constraints) {
       Cons.push_back(K.Text);
+      Bounds.push_back({{"metric", K.Metric}, {"op", K.Op}, {"bound", K.Bound}, {"text", K.Text}});
+    }
     E["sla"] = Cons;
+    E["constraints"] = Bounds;
     if (!O.Note.empty())
       E["note"] = O.Note;
     ordered_json Tried = ordered_json::array();
-    for (const Measurement &M : O.Short)
-      Tried.push_back(MeasJ(M));
+    for (const Measurement &M : O.Short) {
+      ordered_json F = MeasJ(M);
+      Rank R = rankOf(M, *Space, *O.Cell);
+      if (R.Measured) {
+        F["meets_sla"] = R.Feasible;
+        if (!R.Misses.empty())
+          F["misses"] = R.Misses;
+      }
+      Tried.push_back(F);
+    }
     E["short_window"] = Tried;
     ordered_json Frontier = ordered_json::array();
     for (const Measurement &M : O.Ranked) {
@@ -1024,26 +1068,67 @@ int main(int Argc, char **Argv) {
     CellsJ.push_back(E);
   }
   J["cells"] = CellsJ;
-  std::vector<std::string> Confirm = {
-      "arecipe-tune", InputFile.getValue(), "--out", OutPath, "--executor",
-      "slurm",        "--confirm-top",      "2"};
+  // As typed (relative paths stay relative): the command runs from where
+  // this one ran, and two result directories of one tune read alike.
+  std::vector<std::string> Confirm = {"arecipe-tune", InputFile.getValue()};
+  for (const std::string &D : IncludeDirs)
+    Confirm.push_back("-I" + D);
+  for (const std::string &S : Sets)
+    Confirm.insert(Confirm.end(), {"--set", S});
+  Confirm.insert(Confirm.end(),
+                 {"--out", OutDir.empty() ? "tune/" + Space->Name : OutDir.getValue(), "--executor",
+                  "slurm", "--confirm-top", "2"});
   if (!TuneName.empty())
     Confirm.insert(Confirm.end(), {"--tune", TuneName.getValue()});
   if (!Window.empty())
     Confirm.insert(Confirm.end(), {"--window", Window.getValue()});
+  // Every option that shapes the search, so the confirming run reads the
+  // same measurements back and confirms the same configurations.
+  auto Given = [&](const cl::Option &O, const std::string &Value) {
+    if (O.getNumOccurrences())
+      Confirm.push_back(fmt::format("--{}={}", O.ArgStr.str(), Value));
+  };
+  Given(Strategy, Strategy.getValue());
+  Given(Seed, std::to_string(Seed.getValue()));
+  Given(BudgetCells, std::to_string(BudgetCells.getValue()));
+  Given(BudgetWall, fmt::format("{}", BudgetWall.getValue()));
+  Given(ShortFraction, fmt::format("{}", ShortFraction.getValue()));
+  Given(Finalists, std::to_string(Finalists.getValue()));
+  Given(MinGain, fmt::format("{}", MinGain.getValue()));
+  Given(MaxPasses, std::to_string(MaxPasses.getValue()));
+  Given(TimeScale, fmt::format("{}", TimeScale.getValue()));
+  if (!Concs.empty()) {
+    std::string List;
+    for (int C : Concs)
+      List += (List.empty() ? "" : ",") + std::to_string(C);
+    Confirm.push_back("--conc=" + List);
+  }
   if (Simulated)
-    J["confirm_command"] = support::shellJoin(Confirm);
+    J["confirm_command"] = support::shellJoin(support::redactArgv(Confirm));
   if (!runtime::writeOutputJson(OutPath + "/tune.json", J, Err))
+    return usageError(Err);
+  ordered_json Shared = J;
+  support::redactJson(Shared);
+  std::string Html = report::renderTuneReport(support::dumpJson(Shared), Err);
+  if (Html.empty() ||
+      !runtime::writeOutputFile(OutPath + "/" + report::TuneReportFileName, Html, Err))
     return usageError(Err);
 
   // The text summary on standard output.
   std::string Text;
   Text += fmt::format("tune {} of recipe {}: {} {}\n", Space->Name, Space->Recipe,
                       Space->Maximize ? "maximize" : "minimize", Space->Objective);
-  if (Simulated)
+  if (Simulated) {
     Text += fmt::format("SIMULATED (arecipe-sim at time scale {}): the figures are the "
                         "simulator's model, not measurements of GPUs\n",
                         TimeScale.getValue());
+    std::vector<std::string> Cal = report::simulatorCalibration(EngineName, HardwareName);
+    if (Cal.empty())
+      Text += fmt::format("simulator calibration for {} on {}: not calibrated\n", EngineName,
+                          HardwareName);
+    for (const std::string &L : Cal)
+      Text += fmt::format("simulator calibration for {} on {}: {}\n", EngineName, HardwareName, L);
+  }
   Text += fmt::format("strategy {}, seed {}: {} cells used ({} measured now), windows {}s / {}s\n",
                       Strategy.getValue(), Seed.getValue(), T.Used.size(), T.Measured, ShortWindow,
                       FullWindow);
@@ -1073,9 +1158,11 @@ int main(int Argc, char **Argv) {
     }
   }
   Text += fmt::format("patched recipe: {}\n", PatchedPath);
+  Text += fmt::format("report: {}/{}\n", OutPath, report::TuneReportFileName);
   if (Simulated)
-    Text += fmt::format("confirm on GPUs: {}\n", support::shellJoin(Confirm));
-  if (!support::writeFileAtomically(OutPath + "/tune.txt", Text, Err))
+    Text += fmt::format("confirm on GPUs: {}\n", support::shellJoin(support::redactArgv(Confirm)));
+  Text = support::redact(Text);
+  if (!runtime::writeOutputFile(OutPath + "/tune.txt", Text, Err))
     return usageError(Err);
   std::fwrite(Text.data(), 1, Text.size(), stdout);
   return 0;
