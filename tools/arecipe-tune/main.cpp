@@ -277,6 +277,15 @@ std::string patchRecipe(const RecipeSource &R, const std::vector<CellPatch> &Pat
   return Out;
 }
 
+/// Fisher-Yates over Order with the engine's raw output. std::shuffle and
+/// the standard distributions are implementation-defined (libstdc++ and
+/// libc++ order differently), mt19937_64's sequence is not: one seed is
+/// one knob order wherever arecipe-tune was built.
+void shuffleKnobs(std::vector<size_t> &Order, std::mt19937_64 &Rng) {
+  for (size_t I = Order.size(); I > 1; --I)
+    std::swap(Order[I - 1], Order[Rng() % I]);
+}
+
 /// What one measurement found.
 struct Measurement {
   std::string Key; ///< evals/<Key>.json
@@ -847,7 +856,7 @@ int main(int Argc, char **Argv) {
       for (size_t I = 0; I < Order.size(); ++I)
         Order[I] = I;
       for (unsigned Pass = 0; Pass < MaxPasses; ++Pass) {
-        std::shuffle(Order.begin(), Order.end(), Rng);
+        shuffleKnobs(Order, Rng);
         bool Moved = false;
         for (size_t KI : Order) {
           const sema::TuneKnob &K = C.Knobs[KI];
