@@ -117,6 +117,12 @@ static cl::opt<unsigned> ConfirmTop("confirm-top",
                                     cl::desc("Measure the K best configurations of every "
                                              "concurrency with the real engines (--executor)"),
                                     cl::init(0), cl::cat(Category));
+static cl::opt<unsigned> Jobs("jobs",
+                              cl::desc("Measure up to N candidates at once: N arecipe-run "
+                                       "processes (simulated: each cell's ports remapped to free "
+                                       "ones; slurm: N jobs in flight); what is chosen does not "
+                                       "depend on N (default 1)"),
+                              cl::init(1), cl::value_desc("N"), cl::cat(Category));
 static cl::opt<bool> RetryFailed("retry-failed",
                                  cl::desc("Measure again the cells whose measurement in --out "
                                           "failed or was invalid"),
@@ -368,6 +374,25 @@ public:
   /// nullopt with the first error in Reason.
   std::optional<std::string> compile(const std::vector<CellPatch> &Patches, double WindowS,
                                      std::string &Reason) {
+    // One configuration of one cell is compiled once: measuring ahead
+    // (--jobs), measuring and minimal() all ask for the same plans.
+    std::string MemoKey;
+    if (Patches.size() == 1 && Patches[0].Comment.empty()) {
+      MemoKey = fmt::format("{}\n{}\n{}", Patches[0].Conc, WindowS, describe(Patches[0].Values));
+      auto It = Memo.find(MemoKey);
+      if (It != Memo.end()) {
+        Reason = It->second.second;
+        return It->second.first;
+      }
+    }
+    std::optional<std::string> Plan = compileUncached(Patches, WindowS, Reason);
+    if (!MemoKey.empty())
+      Memo[MemoKey] = {Plan, Reason};
+    return Plan;
+  }
+
+  std::optional<std::string> compileUncached(const std::vector<CellPatch> &Patches, double WindowS,
+                                             std::string &Reason) {
     std::string Text = patchRecipe(Source, Patches, Reason);
     if (!Reason.empty())
       return std::nullopt;
@@ -434,15 +459,8 @@ public:
       Pruned[M.Reason].insert(fmt::format("c{} {}", Conc, describe(Values)));
       return true;
     }
-    // The cell's digest covers every value of the cell and of the plan
-    // around it; the rest is how it was measured.
-    M.Key =
-        fmt::format("c{}-{}-{}", Conc, valueDigest(*Plan, Conc),
-                    Simulated ? fmt::format("sim-x{}", TimeScale.getValue()) : "real-" + Executor);
-    fs::path EvalFile = fs::path(Out) / "evals" / (M.Key + ".json");
-    std::optional<support::json> Old = readJson(EvalFile);
-    if (Old && RetryFailed && Old->value("status", "") != "ok")
-      Old.reset();
+    M.Key = keyOf(*Plan, Conc, Simulated);
+    std::optional<support::json> Old = keptEval(M.Key);
     if (Old) {
       M.Reused = true;
       M.Status = Old->value("status", "failed");
@@ -459,12 +477,8 @@ public:
       return true;
     }
     Used.insert(M.Key);
-    std::string RunDir = (fs::path(Out) / "runs" / M.Key).string();
-    std::error_code Ec;
-    fs::remove_all(RunDir, Ec); // a run interrupted earlier left no result
-    fs::create_directories(RunDir, Ec);
-    std::string Err;
-    if (!support::writeFileAtomically(RunDir + "/plan.json", *Plan, Err)) {
+    std::string RunDir, Err;
+    if (!prepareRun(M.Key, *Plan, RunDir, Err)) {
       M.Status = "failed";
       M.Reason = Err;
       return true;
@@ -506,11 +520,51 @@ public:
     }
     if (runtime::stopRequested() || Exit >= 128)
       return false;
+    record(M, RunDir, Cell->Id, Simulated, "");
+    return true;
+  }
+
+  /// The measurement's key: the concurrency, the runtime's digest of the
+  /// cell (every value of the cell and of the plan around it), and how it
+  /// was measured.
+  std::string keyOf(const std::string &Plan, int64_t Conc, bool Simulated) const {
+    return fmt::format("c{}-{}-{}", Conc, valueDigest(Plan, Conc),
+                       Simulated ? fmt::format("sim-x{}", TimeScale.getValue())
+                                 : "real-" + Executor.getValue());
+  }
+
+  /// The measurement kept under --out for Key, if it is to be reused: not
+  /// a failed one under --retry-failed, unless this run measured it.
+  std::optional<support::json> keptEval(const std::string &Key) const {
+    std::optional<support::json> Old = readJson(fs::path(Out) / "evals" / (Key + ".json"));
+    if (Old && RetryFailed && Old->value("status", "") != "ok" && !Fresh.count(Key))
+      Old.reset();
+    return Old;
+  }
+
+  /// An empty results directory for Key's run with the plan in it.
+  bool prepareRun(const std::string &Key, const std::string &Plan, std::string &RunDir,
+                  std::string &Err) {
+    RunDir = (fs::path(Out) / "runs" / Key).string();
+    std::error_code Ec;
+    fs::remove_all(RunDir, Ec); // a run interrupted earlier left no result
+    fs::create_directories(RunDir, Ec);
+    return support::writeFileAtomically(RunDir + "/plan.json", Plan, Err);
+  }
+
+  /// Reads cell CellId's result from RunDir into M and keeps it as
+  /// evals/<key>.json. RunError explains a run that left no result.
+  void record(Measurement &M, const std::string &RunDir, const std::string &CellId, bool Simulated,
+              const std::string &RunError) {
+    std::string Err;
+    std::error_code Ec;
     std::optional<report::SweepResults> Results = report::loadSweepResults(RunDir, Err);
+    if (!RunError.empty())
+      Err = RunError;
     const report::CellResult *R = nullptr;
     if (Results)
       for (const report::CellResult &C : Results->Cells)
-        if (C.Id == Cell->Id)
+        if (C.Id == CellId)
           R = &C;
     M.Status = R ? R->Status : "failed";
     M.Reason = R ? R->Reason : Err;
@@ -525,9 +579,9 @@ public:
     }
     ordered_json J;
     J["key"] = M.Key;
-    J["conc"] = Conc;
-    J["values"] = ordered_json(Values);
-    J["window_s"] = WindowS;
+    J["conc"] = M.Conc;
+    J["values"] = ordered_json(M.Values);
+    J["window_s"] = M.WindowS;
     J["simulated"] = Simulated;
     J["time_scale"] = Simulated ? TimeScale.getValue() : 1.0;
     J["executor"] = Executor.getValue();
@@ -536,9 +590,125 @@ public:
     J["metrics"] = ordered_json(M.Metrics);
     J["run"] = "runs/" + M.Key;
     fs::create_directories(fs::path(Out) / "evals", Ec);
-    if (!runtime::writeOutputJson(EvalFile.string(), J, Err))
+    if (!runtime::writeOutputJson((fs::path(Out) / "evals" / (M.Key + ".json")).string(), J, Err))
       fmt::print(stderr, "arecipe-tune: warning: {}\n", Err);
+    Fresh.insert(M.Key);
     ++Measured;
+  }
+
+  /// --jobs N: measures ahead, up to N at a time, the configurations of
+  /// cell Conc that the search is about to ask measure() for, in the order
+  /// it will ask, so that its measure() calls read them back and the search
+  /// decides exactly as one measurement at a time would. Allowed(UsedCount)
+  /// is the search's own budget test before each configuration; a
+  /// configuration already kept, or pruned, takes no slot. Returns false
+  /// when the run was interrupted (the runs in flight are stopped and leave
+  /// no measurement).
+  template <typename AllowedFn>
+  bool measureAhead(int64_t Conc, const std::vector<Config> &Configs, double WindowS,
+                    bool Simulated, AllowedFn Allowed) {
+    if (Jobs <= 1)
+      return true;
+    struct Job {
+      Measurement M;
+      std::string Plan, CellId, RunDir;
+      runtime::ChildProcess Child;
+    };
+    std::vector<Job> Queue;
+    std::set<std::string> WouldUse = Used;
+    for (const Config &Values : Configs) {
+      if (!Allowed(WouldUse.size()))
+        break;
+      std::string Reason;
+      std::optional<std::string> Plan = compile({{Conc, Values, ""}}, WindowS, Reason);
+      if (!Plan)
+        continue; // pruned: measure() says why
+      runtime::PlanLoadResult Loaded = runtime::parseLaunchPlan(*Plan);
+      const runtime::Cell *Cell = nullptr;
+      for (const runtime::Cell &C : Loaded.Plan.Cells)
+        if (C.Conc == Conc)
+          Cell = &C;
+      if (!Loaded.ok() || !Cell)
+        continue;
+      std::string Key = keyOf(*Plan, Conc, Simulated);
+      if (WouldUse.count(Key))
+        continue;
+      if (keptEval(Key)) {
+        WouldUse.insert(Key); // read back, and counted, whatever the budget
+        continue;
+      }
+      if (BudgetCells && WouldUse.size() >= BudgetCells)
+        break; // measure() finds the rest out of budget (or reads them back)
+      WouldUse.insert(Key);
+      Job J;
+      J.M.Conc = Conc;
+      J.M.Values = Values;
+      J.M.WindowS = WindowS;
+      J.M.Key = Key;
+      J.Plan = *Plan;
+      J.CellId = Cell->Id;
+      Queue.push_back(std::move(J));
+    }
+    size_t Next = 0;
+    std::vector<Job *> Active;
+    auto StopAll = [&] {
+      for (Job *J : Active)
+        J->Child.stop(std::chrono::milliseconds(30000));
+      return false;
+    };
+    while (Next < Queue.size() || !Active.empty()) {
+      if (runtime::stopRequested())
+        return StopAll();
+      while (Active.size() < Jobs && Next < Queue.size()) {
+        if (outOfBudget()) { // the wall clock: start nothing more
+          Next = Queue.size();
+          break;
+        }
+        Job &J = Queue[Next++];
+        std::string Err;
+        if (!prepareRun(J.M.Key, J.Plan, J.RunDir, Err))
+          continue; // measure() tries again, and says why it cannot
+        runtime::Argv Run = {ownDirectory() + "/arecipe-run",
+                             J.RunDir + "/plan.json",
+                             "--out",
+                             J.RunDir,
+                             "--cells",
+                             J.CellId,
+                             "--progress",
+                             "plain",
+                             "--executor",
+                             Executor.getValue()};
+        if (Simulated)
+          Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", TimeScale.getValue()),
+                                 "--simulator", ownDirectory() + "/arecipe-sim"});
+        fmt::print(stderr, "arecipe-tune: c{} {} over {}s: measuring ({}, one of {} at once)\n",
+                   Conc, describe(J.M.Values), WindowS, J.M.Key, Jobs.getValue());
+        if (!J.Child.start(Run, runtime::ChildEnvironment(), J.RunDir + "/arecipe-run.log", Err)) {
+          record(J.M, J.RunDir, J.CellId, Simulated, "arecipe-run did not start: " + Err);
+          continue;
+        }
+        Active.push_back(&J);
+      }
+      for (auto It = Active.begin(); It != Active.end();) {
+        Job &J = **It;
+        if (J.Child.running()) {
+          ++It;
+          continue;
+        }
+        int Status = J.Child.waitStatus().value_or(0);
+        if (runtime::stopRequested() || WIFSIGNALED(Status) ||
+            (WIFEXITED(Status) && WEXITSTATUS(Status) >= 128)) {
+          It = Active.erase(It);
+          return StopAll(); // interrupted: no measurement of this run
+        }
+        // A result, if the run left one; else why there is none.
+        record(J.M, J.RunDir, J.CellId, Simulated,
+               fmt::format("arecipe-run {}; see runs/{}/arecipe-run.log", J.Child.describeExit(),
+                           J.M.Key));
+        It = Active.erase(It);
+      }
+      runtime::sleepUnlessStopped(std::chrono::milliseconds(50));
+    }
     return true;
   }
 
@@ -559,7 +729,10 @@ public:
   const sema::TuneSpace &Space;
   std::string Out;
   std::chrono::steady_clock::time_point Start;
-  std::set<std::string> Used; ///< Measurements this run relied on (budget).
+  std::set<std::string> Used;  ///< Measurements this run relied on (budget).
+  std::set<std::string> Fresh; ///< ... of which measured by this run.
+  /// compile() of one cell's configuration: the plan, or why there is none.
+  std::map<std::string, std::pair<std::optional<std::string>, std::string>> Memo;
   unsigned Measured = 0;      ///< ... of which run now (not read back).
   std::map<std::string, std::set<std::string>> Pruned; ///< Reason -> candidates.
 };
@@ -654,6 +827,12 @@ int main(int Argc, char **Argv) {
                                   ShortFraction.getValue()));
   if (Finalists == 0)
     return usageError("--finalists: expected at least 1");
+  if (Jobs == 0 || Jobs > 64)
+    return usageError(fmt::format("--jobs: expected 1 to 64, got {}", Jobs.getValue()));
+  if (Jobs > 1 && Executor == "local" && (Real || ConfirmTop))
+    return usageError("--jobs: real engines on this machine share its GPUs and the plan's fixed "
+                      "ports, so they are measured one at a time; use --executor slurm to run "
+                      "several at once");
 
   // The baseline compilation: the recipe as it is, and the tune block.
   TextDiagnosticPrinter Printer(llvm::errs(), "arecipe-tune");
@@ -860,6 +1039,22 @@ int main(int Argc, char **Argv) {
         bool Moved = false;
         for (size_t KI : Order) {
           const sema::TuneKnob &K = C.Knobs[KI];
+          // The candidates of this knob, with the other knobs held, are
+          // independent: measured ahead up to --jobs at once, then taken in
+          // order below as they would be one at a time.
+          std::vector<Config> Tries;
+          for (const std::string &V : K.Candidates) {
+            auto Cur = Current.find(K.Knob);
+            if (Cur != Current.end() && Cur->second == V)
+              continue;
+            Config Try = Current;
+            Try[K.Knob] = V;
+            Tries.push_back(Try);
+          }
+          if (!T.measureAhead(C.Conc, Tries, ShortWindow, Simulated, [&](size_t UsedCount) {
+                return !BudgetCells || UsedCount - UsedBefore + Finalists + 1 < Share;
+              }))
+            return Interrupted();
           for (const std::string &V : K.Candidates) {
             auto Cur = Current.find(K.Knob);
             if (Cur != Current.end() && Cur->second == V)
@@ -898,6 +1093,8 @@ int main(int Argc, char **Argv) {
       // The recipe's own values over the full window too: the "before".
       Candidates.push_back(Config());
     }
+    if (!T.measureAhead(C.Conc, Candidates, FullWindow, Simulated, [](size_t) { return true; }))
+      return Interrupted();
     for (const Config &Cfg : Candidates) {
       Measurement M;
       if (!T.measure(C.Conc, Cfg, FullWindow, Simulated, M))
@@ -934,13 +1131,20 @@ int main(int Argc, char **Argv) {
   // engines through --executor (the simulated search above is read back
   // from --out when it was run before).
   if (ConfirmTop && Simulated)
-    for (CellOutcome &O : Outcomes)
+    for (CellOutcome &O : Outcomes) {
+      std::vector<Config> Top;
+      for (size_t I = 0; I < O.Ranked.size() && I < ConfirmTop; ++I)
+        Top.push_back(O.Ranked[I].Values);
+      if (!T.measureAhead(O.Cell->Conc, Top, FullWindow, /*Simulated=*/false,
+                          [](size_t) { return true; }))
+        return Interrupted();
       for (size_t I = 0; I < O.Ranked.size() && I < ConfirmTop; ++I) {
         Measurement M;
         if (!T.measure(O.Cell->Conc, O.Ranked[I].Values, FullWindow, /*Simulated=*/false, M))
           return Interrupted();
         O.Confirmed.push_back(M);
       }
+    }
 
   // The patch: each winner written into the recipe, with its measurement.
   std::vector<CellPatch> Patches;
