@@ -25,14 +25,10 @@ import sys
 import time
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--build", default="build", help="relative to the source tree, or absolute")
-ap.add_argument("--out", default="/tmp/tune-jobs")
-ap.add_argument("--jobs", default="1,2,4")
-ap.add_argument("--conc", default="4")
-ap.add_argument("--window", default="60")
-ap.add_argument("--time-scale", default="200")
-ap.add_argument("--budget-cells", default="24")
-ap.add_argument("--executor", default="local")
+for name, default in [("build", "build"), ("out", "/tmp/tune-jobs"), ("jobs", "1,2,4"),
+                      ("conc", "4"), ("window", "60"), ("time-scale", "200"),
+                      ("budget-cells", "24"), ("executor", "local")]:
+    ap.add_argument("--" + name, default=default)
 a = ap.parse_args()
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -757,6 +757,13 @@ private:
   Item statement(const Stmt *S, unsigned Depth);
   std::vector<Item> statements(llvm::ArrayRef<Stmt *> Stmts, unsigned Depth,
                                Doc &AfterOpen);
+  /// The items of a block, one per element of Elements (built by
+  /// Build(element)): each with its leading comments and where the author
+  /// put it; a `;` between them is dropped, its comments kept (on the item
+  /// before it, or on AfterOpen, the block's `{`).
+  template <typename T, typename BuildFn>
+  std::vector<Item> items(llvm::ArrayRef<T> Elements, Doc &AfterOpen,
+                          BuildFn Build);
   Item tuneItem(const TuneItem &T, unsigned Depth);
   std::vector<Item> tuneItems(llvm::ArrayRef<TuneItem> Items, unsigned Depth,
                               Doc &AfterOpen);
@@ -934,8 +941,9 @@ Item Formatter::statement(const Stmt *S, unsigned Depth) {
   }
 }
 
-std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
-                                        unsigned Depth, Doc &AfterOpen) {
+template <typename T, typename BuildFn>
+std::vector<Item> Formatter::items(llvm::ArrayRef<T> Elements, Doc &AfterOpen,
+                                   BuildFn Build) {
   std::vector<Item> Items;
   unsigned PrevLast = 0;
   auto SkipSemis = [&] {
@@ -947,12 +955,12 @@ std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
         Items.back().Trailing = A.concat({Items.back().Trailing, D});
     }
   };
-  for (const Stmt *S : Stmts) {
+  for (const T &E : Elements) {
     SkipSemis();
     Item It;
     It.Trailing = A.empty();
     beginItem(It, PrevLast, !Items.empty());
-    Item Built = statement(S, Depth);
+    Item Built = Build(E);
     Built.Leading = It.Leading;
     Built.HasLeading = It.HasLeading;
     Built.LeadingOwnLine = It.LeadingOwnLine;
@@ -966,37 +974,16 @@ std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
   return Items;
 }
 
+std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
+                                        unsigned Depth, Doc &AfterOpen) {
+  return items(Stmts, AfterOpen,
+               [&](const Stmt *S) { return statement(S, Depth); });
+}
+
 std::vector<Item> Formatter::tuneItems(llvm::ArrayRef<TuneItem> TItems,
                                        unsigned Depth, Doc &AfterOpen) {
-  // As statements(): `;` between items is dropped, its comments kept.
-  std::vector<Item> Items;
-  unsigned PrevLast = 0;
-  auto SkipSemis = [&] {
-    while (at(";")) {
-      Doc D = skip(";");
-      if (Items.empty())
-        AfterOpen = A.concat({AfterOpen, D});
-      else
-        Items.back().Trailing = A.concat({Items.back().Trailing, D});
-    }
-  };
-  for (const TuneItem &T : TItems) {
-    SkipSemis();
-    Item It;
-    It.Trailing = A.empty();
-    beginItem(It, PrevLast, !Items.empty());
-    Item Built = tuneItem(T, Depth);
-    Built.Leading = It.Leading;
-    Built.HasLeading = It.HasLeading;
-    Built.LeadingOwnLine = It.LeadingOwnLine;
-    Built.BlankBefore = It.BlankBefore;
-    Built.SameLineAsPrev = It.SameLineAsPrev;
-    Built.Trailing = A.empty();
-    PrevLast = Cur ? Sig[Cur - 1] : 0;
-    Items.push_back(std::move(Built));
-  }
-  SkipSemis();
-  return Items;
+  return items(TItems, AfterOpen,
+               [&](const TuneItem &T) { return tuneItem(T, Depth); });
 }
 
 /// One item of a tune block: scopes as blocks, candidate sets as
