@@ -477,15 +477,15 @@ public:
       return true;
     }
     Used.insert(M.Key);
-    std::string RunDir, Err;
-    if (!prepareRun(M.Key, *Plan, RunDir, Err)) {
+    std::string RunDir, PlanPath, Err;
+    if (!prepareRun(M.Key, *Plan, RunDir, PlanPath, Err)) {
       M.Status = "failed";
       M.Reason = Err;
       return true;
     }
     runtime::RunSettings S;
     S.OutDir = RunDir;
-    S.PlanPath = RunDir + "/plan.json";
+    S.PlanPath = PlanPath;
     S.Cells = {Cell->Id};
     S.Simulate = Simulated;
     S.TimeScale = TimeScale;
@@ -542,14 +542,20 @@ public:
     return Old;
   }
 
-  /// An empty results directory for Key's run with the plan in it.
+  /// An empty results directory for Key's run with the plan in it, as
+  /// arecipe-run keeps a compiled plan: plan.json is shared with the
+  /// results and has its secrets redacted; a plan holding secrets runs
+  /// from a private copy (mode 0600). PlanPath: the one to run.
   bool prepareRun(const std::string &Key, const std::string &Plan, std::string &RunDir,
-                  std::string &Err) {
+                  std::string &PlanPath, std::string &Err) {
     RunDir = (fs::path(Out) / "runs" / Key).string();
     std::error_code Ec;
     fs::remove_all(RunDir, Ec); // a run interrupted earlier left no result
     fs::create_directories(RunDir, Ec);
-    return support::writeFileAtomically(RunDir + "/plan.json", Plan, Err);
+    std::string Shared = runtime::redactPlanText(Plan);
+    PlanPath = RunDir + (Shared == Plan ? "/plan.json" : "/.plan.run.json");
+    return support::writeFileAtomically(RunDir + "/plan.json", Shared, Err) &&
+           (Shared == Plan || support::writeFileAtomically(PlanPath, Plan, Err, 0600));
   }
 
   /// Reads cell CellId's result from RunDir into M and keeps it as
@@ -666,10 +672,11 @@ public:
         }
         Job &J = Queue[Next++];
         std::string Err;
-        if (!prepareRun(J.M.Key, J.Plan, J.RunDir, Err))
+        std::string PlanPath;
+        if (!prepareRun(J.M.Key, J.Plan, J.RunDir, PlanPath, Err))
           continue; // measure() tries again, and says why it cannot
         runtime::Argv Run = {ownDirectory() + "/arecipe-run",
-                             J.RunDir + "/plan.json",
+                             PlanPath,
                              "--out",
                              J.RunDir,
                              "--cells",
