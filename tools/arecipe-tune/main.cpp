@@ -15,6 +15,13 @@
 // descent from the recipe's own values over short measurement windows, the
 // knob order drawn from --seed, then the best few configurations measured
 // again over the full window; the best of those that meets the SLA wins.
+// With --jobs N the candidates a step is about to measure are measured
+// ahead, N arecipe-run processes at a time, and read back in candidate
+// order: the choice does not depend on N.
+//
+// The outputs (docs/tuning.md#outputs-under---out): the patched recipe, its
+// diff and changelog, tune.json, and tune.html (lib/Report's tuning report,
+// rendered from tune.json); given the same measurements, the same bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -378,7 +385,9 @@ public:
     // (--jobs), measuring and minimal() all ask for the same plans.
     std::string MemoKey;
     if (Patches.size() == 1 && Patches[0].Comment.empty()) {
-      MemoKey = fmt::format("{}\n{}\n{}", Patches[0].Conc, WindowS, describe(Patches[0].Values));
+      MemoKey = fmt::format("{}\n{}", Patches[0].Conc, WindowS);
+      for (const auto &[Knob, Value] : Patches[0].Values)
+        MemoKey += '\0' + Knob + '\0' + Value;
       auto It = Memo.find(MemoKey);
       if (It != Memo.end()) {
         Reason = It->second.second;
