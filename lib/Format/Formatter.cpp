@@ -654,9 +654,19 @@ private:
   /// line and it still fits, else one statement a line (statements the
   /// author joined with `;` stay joined while they fit).
   Doc block(Doc Header, const Block &B, unsigned Depth) {
+    return braced(Header, Depth, [&](Doc &Open) {
+      return statements(B.Stmts, Depth + 1, Open);
+    });
+  }
+
+  /// `HEADER {` items `}` as block() lays it out, the items built by
+  /// Build(Open) (Open: the `{`, to which comments of `;` before the first
+  /// item are appended).
+  template <typename BuildFn>
+  Doc braced(Doc Header, unsigned Depth, BuildFn Build) {
     const char *LBrace = tokStart();
     Doc Open = tok("{");
-    std::vector<Item> Items = statements(B.Stmts, Depth + 1, Open);
+    std::vector<Item> Items = Build(Open);
     bool BlankBeforeDangling =
         hasCommentsBefore() && !Items.empty() &&
         newlines(endBefore(NextComment), startOf(NextComment)) >= 2;
@@ -747,6 +757,16 @@ private:
   Item statement(const Stmt *S, unsigned Depth);
   std::vector<Item> statements(llvm::ArrayRef<Stmt *> Stmts, unsigned Depth,
                                Doc &AfterOpen);
+  /// The items of a block, one per element of Elements (built by
+  /// Build(element)): each with its leading comments and where the author
+  /// put it; a `;` between them is dropped, its comments kept (on the item
+  /// before it, or on AfterOpen, the block's `{`).
+  template <typename T, typename BuildFn>
+  std::vector<Item> items(llvm::ArrayRef<T> Elements, Doc &AfterOpen,
+                          BuildFn Build);
+  Item tuneItem(const TuneItem &T, unsigned Depth);
+  std::vector<Item> tuneItems(llvm::ArrayRef<TuneItem> Items, unsigned Depth,
+                              Doc &AfterOpen);
   Item declaration(const Decl *D);
   void beginItem(Item &It, unsigned PrevLastTok, bool HasPrev);
   Doc assemble(std::vector<Item> &Items, unsigned Depth, bool TopLevel);
@@ -921,8 +941,9 @@ Item Formatter::statement(const Stmt *S, unsigned Depth) {
   }
 }
 
-std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
-                                        unsigned Depth, Doc &AfterOpen) {
+template <typename T, typename BuildFn>
+std::vector<Item> Formatter::items(llvm::ArrayRef<T> Elements, Doc &AfterOpen,
+                                   BuildFn Build) {
   std::vector<Item> Items;
   unsigned PrevLast = 0;
   auto SkipSemis = [&] {
@@ -934,12 +955,12 @@ std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
         Items.back().Trailing = A.concat({Items.back().Trailing, D});
     }
   };
-  for (const Stmt *S : Stmts) {
+  for (const T &E : Elements) {
     SkipSemis();
     Item It;
     It.Trailing = A.empty();
     beginItem(It, PrevLast, !Items.empty());
-    Item Built = statement(S, Depth);
+    Item Built = Build(E);
     Built.Leading = It.Leading;
     Built.HasLeading = It.HasLeading;
     Built.LeadingOwnLine = It.LeadingOwnLine;
@@ -951,6 +972,81 @@ std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
   }
   SkipSemis();
   return Items;
+}
+
+std::vector<Item> Formatter::statements(llvm::ArrayRef<Stmt *> Stmts,
+                                        unsigned Depth, Doc &AfterOpen) {
+  return items(Stmts, AfterOpen,
+               [&](const Stmt *S) { return statement(S, Depth); });
+}
+
+std::vector<Item> Formatter::tuneItems(llvm::ArrayRef<TuneItem> TItems,
+                                       unsigned Depth, Doc &AfterOpen) {
+  return items(TItems, AfterOpen,
+               [&](const TuneItem &T) { return tuneItem(T, Depth); });
+}
+
+/// One item of a tune block: scopes as blocks, candidate sets as
+/// assignments (`in` aligned in runs, as `=` is), the objective and
+/// constraints with single spaces (`p90_ttft <= 2s`, `>= 20 tok/s/user`).
+Item Formatter::tuneItem(const TuneItem &T, unsigned Depth) {
+  Item It;
+  auto Sp = [&] { return A.text(" "); };
+  switch (T.K) {
+  case TuneItem::Band: {
+    It.HasBlock = true;
+    Doc Kw = tok("band");
+    Doc Header = A.concat({Kw, Sp(), tok()});
+    It.Content = braced(Header, Depth, [&](Doc &Open) {
+      return tuneItems(T.Items, Depth + 1, Open);
+    });
+    return It;
+  }
+  case TuneItem::At: {
+    It.HasBlock = true;
+    llvm::SmallVector<Doc, 8> Parts{tok("at")};
+    word(Parts, "conc");
+    for (size_t I = 0; I < T.Concs.size(); ++I) {
+      if (I)
+        Parts.push_back(tok(","));
+      Parts.push_back(Sp());
+      Parts.push_back(expr(T.Concs[I]));
+    }
+    It.Content = braced(A.concat(Parts), Depth, [&](Doc &Open) {
+      return tuneItems(T.Items, Depth + 1, Open);
+    });
+    return It;
+  }
+  case TuneItem::Objective: {
+    Doc Goal = tok(T.Maximize ? "maximize" : "minimize");
+    It.Content = A.concat({Goal, Sp(), tok()});
+    return It;
+  }
+  case TuneItem::Candidates: {
+    It.S = Item::Shape::Assign;
+    It.Key = tok();
+    Doc In = tok("in");
+    It.Rest = A.concat({Sp(), In, Sp(), expr(T.Value)});
+    return It;
+  }
+  case TuneItem::Constraint: {
+    llvm::SmallVector<Doc, 12> Parts{tok()};
+    word(Parts); // the comparison
+    Parts.push_back(Sp());
+    Parts.push_back(expr(T.Value));
+    if (!T.Unit.empty()) {
+      // `tok/s/user`: its segments and slashes, written without spaces.
+      size_t Tokens = 2 * (size_t)llvm::count(T.Unit.Name, '/') + 1;
+      Parts.push_back(Sp());
+      for (size_t I = 0; I < Tokens; ++I)
+        Parts.push_back(tok());
+    }
+    It.Content = A.concat(Parts);
+    return It;
+  }
+  }
+  fail("unexpected tune item at " + where(T.Range.Start.getPointer()));
+  return It;
 }
 
 Item Formatter::declaration(const Decl *D) {
@@ -997,12 +1093,18 @@ Item Formatter::declaration(const Decl *D) {
   }
   case NodeKind::LetDecl:
     return let(std::move(It), llvm::cast<LetDecl>(D)->getValue());
-  case NodeKind::TuneDecl:
-    // The tuner's search space has no canonical layout yet: the file is
-    // left as it is rather than reformatted by guesswork (docs/tuning.md).
-    fail("a 'tune' block at " + where(D->getRange().Start.getPointer()) +
-         " has no canonical layout yet; arecipe-fmt leaves such files alone");
+  case NodeKind::TuneDecl: {
+    const auto *T = llvm::cast<TuneDecl>(D);
+    It.HasBlock = true;
+    llvm::SmallVector<Doc, 6> Parts{tok("tune")};
+    word(Parts);
+    word(Parts, "for");
+    word(Parts);
+    It.Content = braced(A.concat(Parts), 0, [&](Doc &Open) {
+      return tuneItems(T->getItems(), 1, Open);
+    });
     return It;
+  }
   default:
     fail("unexpected declaration at " +
          where(D->getRange().Start.getPointer()));

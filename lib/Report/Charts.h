@@ -15,6 +15,8 @@
 #ifndef ARECIPE_REPORT_CHARTS_H
 #define ARECIPE_REPORT_CHARTS_H
 
+#include "Svg.h"
+
 #include "arecipe/Report/SweepResults.h"
 
 #include <string>
@@ -66,6 +68,26 @@ std::vector<size_t> paretoFrontier(const std::vector<const ChartPoint *> &Points
 
 /// The colour of series I, from a palette safe for colour-blind readers.
 const char *seriesColor(size_t I);
+
+/// The frame every x/y chart of the reports is drawn in: the viewBox and the
+/// margins that leave room for tick labels and axis titles.
+namespace chart {
+inline constexpr double Width = 820, Height = 460;
+inline constexpr double Left = 78, Right = 24, Top = 18, Bottom = 58;
+} // namespace chart
+
+/// A marker shape per series, so series differ by more than colour.
+inline constexpr size_t NumMarkers = 6;
+/// Marker shape Marker (modulo NumMarkers) centred on (X, Y), as path data.
+std::string markerPath(size_t Marker, double X, double Y);
+
+/// The grid, axes, tick labels and axis titles of a chart in the frame.
+std::string renderAxes(const AxisScale &XS, const AxisScale &YS, const std::string &XTitle,
+                       const std::string &YTitle);
+
+/// An axis covering Values (and their error bars): from zero, or
+/// logarithmic over the positive ones.
+AxisScale scaleOver(const std::vector<double> &Values, bool Log, double PixelFrom, double PixelTo);
 
 /// The chart with its metric selector and legend, as one <figure>.
 std::string renderParetoFigure(const std::vector<ChartSeries> &Series);

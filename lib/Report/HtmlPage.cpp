@@ -54,4 +54,14 @@ std::string statusBadge(const std::string &Status) {
   return fmt::format("<span class=\"status status-{0}\">{0}</span>", escapeHtml(Status));
 }
 
+std::string card(const std::string &Label, const std::string &Value, const std::string &Note) {
+  return fmt::format("<div class=\"card\"><div class=\"card-label\">{}</div><div "
+                     "class=\"card-value\">{}</div><div class=\"card-note\">{}</div></div>",
+                     Label, Value, Note);
+}
+
+std::string section(const std::string &Id, const std::string &Title, const std::string &Body) {
+  return fmt::format("<section id=\"{}\"><h2>{}</h2>\n{}</section>\n", Id, Title, Body);
+}
+
 } // namespace arecipe::report

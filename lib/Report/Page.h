@@ -1,7 +1,7 @@
 //===- Page.h - The frame shared by the report pages --------------*- C++
 //-*-===//
 //
-// The parts the sweep report and the comparison both use: the document frame
+// The parts the sweep report, the comparison and the tuning report share: the document frame
 // with the inlined stylesheet and script, the badge that says whether figures
 // are simulated, and the short form of a knob value. Nothing here knows the
 // layout of either page.
@@ -32,6 +32,12 @@ std::string shortKnobValue(const std::string &Json);
 
 /// A status word as a coloured badge.
 std::string statusBadge(const std::string &Status);
+
+/// A summary card: a label, a large value (markup) and a note (markup).
+std::string card(const std::string &Label, const std::string &Value, const std::string &Note);
+
+/// A titled section of the page; Title and Body are markup.
+std::string section(const std::string &Id, const std::string &Title, const std::string &Body);
 
 } // namespace arecipe::report
 

@@ -9,10 +9,9 @@
 
 namespace arecipe::report {
 
-namespace {
+using namespace chart;
 
-constexpr double Width = 820, Height = 460;
-constexpr double Left = 78, Right = 24, Top = 18, Bottom = 58;
+namespace {
 
 struct MetricName {
   const char *Key, *Button, *Axis;
@@ -28,8 +27,8 @@ constexpr MetricName YNames[NumYMetrics] = {
     {"output", "Output", "Output throughput per GPU (tok/s/GPU)", false},
 };
 
-/// A marker shape per series, so series differ by more than colour.
-constexpr size_t NumMarkers = 6;
+} // namespace
+
 std::string markerPath(size_t Marker, double X, double Y) {
   switch (Marker % NumMarkers) {
   case 0:
@@ -46,8 +45,6 @@ std::string markerPath(size_t Marker, double X, double Y) {
     return fmt::format("M{} {}h4v-4h3v4h4v3h-4v4h-3v-4h-4z", coord(X - 5.5), coord(Y - 1.5));
   }
 }
-
-} // namespace
 
 std::vector<size_t> paretoFrontier(const std::vector<const ChartPoint *> &Points, XMetric XM,
                                    YMetric YM) {
@@ -123,7 +120,10 @@ private:
   std::vector<Box> Taken;
 };
 
-std::string renderAxes(const AxisScale &XS, const AxisScale &YS, XMetric XM, YMetric YM) {
+} // namespace
+
+std::string renderAxes(const AxisScale &XS, const AxisScale &YS, const std::string &XTitle,
+                       const std::string &YTitle) {
   std::string Out = "<g class=\"grid\">";
   for (double T : XS.ticks())
     Out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", coord(XS(T)),
@@ -152,17 +152,16 @@ std::string renderAxes(const AxisScale &XS, const AxisScale &YS, XMetric XM, YMe
   for (size_t I = 0; I < YLabels.size(); ++I)
     Out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", coord(Left - 8),
                        coord(YS(YS.ticks()[I]) + 4), YLabels[I]);
-  Out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" "
-                     "text-anchor=\"middle\">{}</text>",
-                     coord(Left + (Width - Left - Right) / 2), coord(Height - 14), XNames[XM].Axis);
+  Out +=
+      fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" "
+                  "text-anchor=\"middle\">{}</text>",
+                  coord(Left + (Width - Left - Right) / 2), coord(Height - 14), escapeHtml(XTitle));
   Out += fmt::format("<text class=\"axis-title\" transform=\"translate({} {}) rotate(-90)\" "
                      "text-anchor=\"middle\">{}</text>",
-                     coord(20), coord(Top + (Height - Top - Bottom) / 2), YNames[YM].Axis);
+                     coord(20), coord(Top + (Height - Top - Bottom) / 2), escapeHtml(YTitle));
   return Out + "</g>";
 }
 
-/// An axis covering Values (and their error bars): from zero, or
-/// logarithmic over the positive ones.
 AxisScale scaleOver(const std::vector<double> &Values, bool Log, double PixelFrom, double PixelTo) {
   double Max = 0, MinPositive = 0;
   for (double V : Values) {
@@ -176,6 +175,8 @@ AxisScale scaleOver(const std::vector<double> &Values, bool Log, double PixelFro
     MinPositive = Max > 0 ? Max / 10 : 1;
   return AxisScale::logarithmic(MinPositive, std::max(Max, MinPositive), PixelFrom, PixelTo);
 }
+
+namespace {
 
 std::string polyline(const std::vector<const ChartPoint *> &Points,
                      const std::vector<size_t> &Order, const AxisScale &XS, const AxisScale &YS,
@@ -227,7 +228,7 @@ std::string renderVariant(const std::vector<ChartSeries> &Series, XMetric XM, YM
                   "aria-label=\"{} against {}{}\"{}>",
                   XNames[XM].Key, YNames[YM].Key, Log ? 1 : 0, Width, Height, YNames[YM].Axis,
                   XNames[XM].Axis, Log ? ", log scales" : "", Default ? "" : " hidden");
-  Out += renderAxes(XS, YS, XM, YM);
+  Out += renderAxes(XS, YS, XNames[XM].Axis, YNames[YM].Axis);
   // The frontier of every configuration together: which one to run at
   // each interactivity.
   if (Series.size() > 1) {

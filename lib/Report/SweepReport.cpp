@@ -36,12 +36,6 @@ std::string renderHeader(const SweepResults &S) {
   return Out + "</header>\n";
 }
 
-std::string card(const std::string &Label, const std::string &Value, const std::string &Note) {
-  return fmt::format("<div class=\"card\"><div class=\"card-label\">{}</div><div "
-                     "class=\"card-value\">{}</div><div class=\"card-note\">{}</div></div>",
-                     Label, Value, Note);
-}
-
 std::string renderCards(const SweepResults &S) {
   std::map<std::string, int> ByStatus;
   for (const CellResult &C : S.Cells)
@@ -314,10 +308,6 @@ std::string renderCommands(const SweepResults &S) {
   return "<details class=\"commands\"><summary>Server command per cell (from "
          "the plan)</summary>" +
          Out + "</details>\n";
-}
-
-std::string section(const char *Id, const char *Title, const std::string &Body) {
-  return fmt::format("<section id=\"{}\"><h2>{}</h2>\n{}</section>\n", Id, Title, Body);
 }
 
 } // namespace

@@ -15,10 +15,18 @@
 // descent from the recipe's own values over short measurement windows, the
 // knob order drawn from --seed, then the best few configurations measured
 // again over the full window; the best of those that meets the SLA wins.
+// With --jobs N the candidates a step is about to measure are measured
+// ahead, N arecipe-run processes at a time, and read back in candidate
+// order: the choice does not depend on N.
+//
+// The outputs (docs/tuning.md#outputs-under---out): the patched recipe, its
+// diff and changelog, tune.json, and tune.html (lib/Report's tuning report,
+// rendered from tune.json); given the same measurements, the same bytes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Report/SweepResults.h"
+#include "arecipe/Report/TuneReport.h"
 #include "arecipe/Runtime/ChildProcess.h"
 #include "arecipe/Runtime/LocalExecutor.h"
 #include "arecipe/Runtime/PlanLoader.h"
@@ -37,6 +45,7 @@
 #include "arecipe/Support/AtomicFile.h"
 #include "arecipe/Support/InstallLayout.h"
 #include "arecipe/Support/Json.h"
+#include "arecipe/Support/Redaction.h"
 #include "arecipe/Support/ShellQuote.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -115,6 +124,12 @@ static cl::opt<unsigned> ConfirmTop("confirm-top",
                                     cl::desc("Measure the K best configurations of every "
                                              "concurrency with the real engines (--executor)"),
                                     cl::init(0), cl::cat(Category));
+static cl::opt<unsigned> Jobs("jobs",
+                              cl::desc("Measure up to N candidates at once: N arecipe-run "
+                                       "processes (simulated: each cell's ports remapped to free "
+                                       "ones; slurm: N jobs in flight); what is chosen does not "
+                                       "depend on N (default 1)"),
+                              cl::init(1), cl::value_desc("N"), cl::cat(Category));
 static cl::opt<bool> RetryFailed("retry-failed",
                                  cl::desc("Measure again the cells whose measurement in --out "
                                           "failed or was invalid"),
@@ -275,6 +290,15 @@ std::string patchRecipe(const RecipeSource &R, const std::vector<CellPatch> &Pat
   return Out;
 }
 
+/// Fisher-Yates over Order with the engine's raw output. std::shuffle and
+/// the standard distributions are implementation-defined (libstdc++ and
+/// libc++ order differently), mt19937_64's sequence is not: one seed is
+/// one knob order wherever arecipe-tune was built.
+void shuffleKnobs(std::vector<size_t> &Order, std::mt19937_64 &Rng) {
+  for (size_t I = Order.size(); I > 1; --I)
+    std::swap(Order[I - 1], Order[Rng() % I]);
+}
+
 /// What one measurement found.
 struct Measurement {
   std::string Key; ///< evals/<Key>.json
@@ -357,6 +381,27 @@ public:
   /// nullopt with the first error in Reason.
   std::optional<std::string> compile(const std::vector<CellPatch> &Patches, double WindowS,
                                      std::string &Reason) {
+    // One configuration of one cell is compiled once: measuring ahead
+    // (--jobs), measuring and minimal() all ask for the same plans.
+    std::string MemoKey;
+    if (Patches.size() == 1 && Patches[0].Comment.empty()) {
+      MemoKey = fmt::format("{}\n{}", Patches[0].Conc, WindowS);
+      for (const auto &[Knob, Value] : Patches[0].Values)
+        MemoKey += '\0' + Knob + '\0' + Value;
+      auto It = Memo.find(MemoKey);
+      if (It != Memo.end()) {
+        Reason = It->second.second;
+        return It->second.first;
+      }
+    }
+    std::optional<std::string> Plan = compileUncached(Patches, WindowS, Reason);
+    if (!MemoKey.empty())
+      Memo[MemoKey] = {Plan, Reason};
+    return Plan;
+  }
+
+  std::optional<std::string> compileUncached(const std::vector<CellPatch> &Patches, double WindowS,
+                                             std::string &Reason) {
     std::string Text = patchRecipe(Source, Patches, Reason);
     if (!Reason.empty())
       return std::nullopt;
@@ -423,15 +468,8 @@ public:
       Pruned[M.Reason].insert(fmt::format("c{} {}", Conc, describe(Values)));
       return true;
     }
-    // The cell's digest covers every value of the cell and of the plan
-    // around it; the rest is how it was measured.
-    M.Key =
-        fmt::format("c{}-{}-{}", Conc, valueDigest(*Plan, Conc),
-                    Simulated ? fmt::format("sim-x{}", TimeScale.getValue()) : "real-" + Executor);
-    fs::path EvalFile = fs::path(Out) / "evals" / (M.Key + ".json");
-    std::optional<support::json> Old = readJson(EvalFile);
-    if (Old && RetryFailed && Old->value("status", "") != "ok")
-      Old.reset();
+    M.Key = keyOf(*Plan, Conc, Simulated);
+    std::optional<support::json> Old = keptEval(M.Key);
     if (Old) {
       M.Reused = true;
       M.Status = Old->value("status", "failed");
@@ -448,19 +486,15 @@ public:
       return true;
     }
     Used.insert(M.Key);
-    std::string RunDir = (fs::path(Out) / "runs" / M.Key).string();
-    std::error_code Ec;
-    fs::remove_all(RunDir, Ec); // a run interrupted earlier left no result
-    fs::create_directories(RunDir, Ec);
-    std::string Err;
-    if (!support::writeFileAtomically(RunDir + "/plan.json", *Plan, Err)) {
+    std::string RunDir, PlanPath, Err;
+    if (!prepareRun(M.Key, *Plan, RunDir, PlanPath, Err)) {
       M.Status = "failed";
       M.Reason = Err;
       return true;
     }
     runtime::RunSettings S;
     S.OutDir = RunDir;
-    S.PlanPath = RunDir + "/plan.json";
+    S.PlanPath = PlanPath;
     S.Cells = {Cell->Id};
     S.Simulate = Simulated;
     S.TimeScale = TimeScale;
@@ -495,23 +529,74 @@ public:
     }
     if (runtime::stopRequested() || Exit >= 128)
       return false;
+    record(M, RunDir, Cell->Id, Simulated, "");
+    return true;
+  }
+
+  /// The measurement's key: the concurrency, the runtime's digest of the
+  /// cell (every value of the cell and of the plan around it), and how it
+  /// was measured.
+  std::string keyOf(const std::string &Plan, int64_t Conc, bool Simulated) const {
+    return fmt::format("c{}-{}-{}", Conc, valueDigest(Plan, Conc),
+                       Simulated ? fmt::format("sim-x{}", TimeScale.getValue())
+                                 : "real-" + Executor.getValue());
+  }
+
+  /// The measurement kept under --out for Key, if it is to be reused: not
+  /// a failed one under --retry-failed, unless this run measured it.
+  std::optional<support::json> keptEval(const std::string &Key) const {
+    std::optional<support::json> Old = readJson(fs::path(Out) / "evals" / (Key + ".json"));
+    if (Old && RetryFailed && Old->value("status", "") != "ok" && !Fresh.count(Key))
+      Old.reset();
+    return Old;
+  }
+
+  /// An empty results directory for Key's run with the plan in it, as
+  /// arecipe-run keeps a compiled plan: plan.json is shared with the
+  /// results and has its secrets redacted; a plan holding secrets runs
+  /// from a private copy (mode 0600). PlanPath: the one to run.
+  bool prepareRun(const std::string &Key, const std::string &Plan, std::string &RunDir,
+                  std::string &PlanPath, std::string &Err) {
+    RunDir = (fs::path(Out) / "runs" / Key).string();
+    std::error_code Ec;
+    fs::remove_all(RunDir, Ec); // a run interrupted earlier left no result
+    fs::create_directories(RunDir, Ec);
+    std::string Shared = runtime::redactPlanText(Plan);
+    PlanPath = RunDir + (Shared == Plan ? "/plan.json" : "/.plan.run.json");
+    return support::writeFileAtomically(RunDir + "/plan.json", Shared, Err) &&
+           (Shared == Plan || support::writeFileAtomically(PlanPath, Plan, Err, 0600));
+  }
+
+  /// Reads cell CellId's result from RunDir into M and keeps it as
+  /// evals/<key>.json. RunError explains a run that left no result.
+  void record(Measurement &M, const std::string &RunDir, const std::string &CellId, bool Simulated,
+              const std::string &RunError) {
+    std::string Err;
+    std::error_code Ec;
     std::optional<report::SweepResults> Results = report::loadSweepResults(RunDir, Err);
+    if (!RunError.empty())
+      Err = RunError;
     const report::CellResult *R = nullptr;
     if (Results)
       for (const report::CellResult &C : Results->Cells)
-        if (C.Id == Cell->Id)
+        if (C.Id == CellId)
           R = &C;
     M.Status = R ? R->Status : "failed";
     M.Reason = R ? R->Reason : Err;
-    if (R)
+    if (R) {
       for (const sema::TuneMetric &Metric : sema::tuneMetrics())
         if (std::optional<double> V = metricOf(*R, Metric.Name))
           M.Metrics[Metric.Name] = *V;
+      // Not an SLA metric, but the tuning report's Pareto chart has it as
+      // one of its x axes, as the sweep report's does.
+      if (R->P90E2eNormInteractivity)
+        M.Metrics["p90_e2e_norm_interactivity"] = *R->P90E2eNormInteractivity;
+    }
     ordered_json J;
     J["key"] = M.Key;
-    J["conc"] = Conc;
-    J["values"] = ordered_json(Values);
-    J["window_s"] = WindowS;
+    J["conc"] = M.Conc;
+    J["values"] = ordered_json(M.Values);
+    J["window_s"] = M.WindowS;
     J["simulated"] = Simulated;
     J["time_scale"] = Simulated ? TimeScale.getValue() : 1.0;
     J["executor"] = Executor.getValue();
@@ -520,9 +605,126 @@ public:
     J["metrics"] = ordered_json(M.Metrics);
     J["run"] = "runs/" + M.Key;
     fs::create_directories(fs::path(Out) / "evals", Ec);
-    if (!runtime::writeOutputJson(EvalFile.string(), J, Err))
+    if (!runtime::writeOutputJson((fs::path(Out) / "evals" / (M.Key + ".json")).string(), J, Err))
       fmt::print(stderr, "arecipe-tune: warning: {}\n", Err);
+    Fresh.insert(M.Key);
     ++Measured;
+  }
+
+  /// --jobs N: measures ahead, up to N at a time, the configurations of
+  /// cell Conc that the search is about to ask measure() for, in the order
+  /// it will ask, so that its measure() calls read them back and the search
+  /// decides exactly as one measurement at a time would. Allowed(UsedCount)
+  /// is the search's own budget test before each configuration; a
+  /// configuration already kept, or pruned, takes no slot. Returns false
+  /// when the run was interrupted (the runs in flight are stopped and leave
+  /// no measurement).
+  template <typename AllowedFn>
+  bool measureAhead(int64_t Conc, const std::vector<Config> &Configs, double WindowS,
+                    bool Simulated, AllowedFn Allowed) {
+    if (Jobs <= 1)
+      return true;
+    struct Job {
+      Measurement M;
+      std::string Plan, CellId, RunDir;
+      runtime::ChildProcess Child;
+    };
+    std::vector<Job> Queue;
+    std::set<std::string> WouldUse = Used;
+    for (const Config &Values : Configs) {
+      if (!Allowed(WouldUse.size()))
+        break;
+      std::string Reason;
+      std::optional<std::string> Plan = compile({{Conc, Values, ""}}, WindowS, Reason);
+      if (!Plan)
+        continue; // pruned: measure() says why
+      runtime::PlanLoadResult Loaded = runtime::parseLaunchPlan(*Plan);
+      const runtime::Cell *Cell = nullptr;
+      for (const runtime::Cell &C : Loaded.Plan.Cells)
+        if (C.Conc == Conc)
+          Cell = &C;
+      if (!Loaded.ok() || !Cell)
+        continue;
+      std::string Key = keyOf(*Plan, Conc, Simulated);
+      if (WouldUse.count(Key))
+        continue;
+      if (keptEval(Key)) {
+        WouldUse.insert(Key); // read back, and counted, whatever the budget
+        continue;
+      }
+      if (BudgetCells && WouldUse.size() >= BudgetCells)
+        break; // measure() finds the rest out of budget (or reads them back)
+      WouldUse.insert(Key);
+      Job J;
+      J.M.Conc = Conc;
+      J.M.Values = Values;
+      J.M.WindowS = WindowS;
+      J.M.Key = Key;
+      J.Plan = *Plan;
+      J.CellId = Cell->Id;
+      Queue.push_back(std::move(J));
+    }
+    size_t Next = 0;
+    std::vector<Job *> Active;
+    auto StopAll = [&] {
+      for (Job *J : Active)
+        J->Child.stop(std::chrono::milliseconds(30000));
+      return false;
+    };
+    while (Next < Queue.size() || !Active.empty()) {
+      if (runtime::stopRequested())
+        return StopAll();
+      while (Active.size() < Jobs && Next < Queue.size()) {
+        if (outOfBudget()) { // the wall clock: start nothing more
+          Next = Queue.size();
+          break;
+        }
+        Job &J = Queue[Next++];
+        std::string Err;
+        std::string PlanPath;
+        if (!prepareRun(J.M.Key, J.Plan, J.RunDir, PlanPath, Err))
+          continue; // measure() tries again, and says why it cannot
+        runtime::Argv Run = {ownDirectory() + "/arecipe-run",
+                             PlanPath,
+                             "--out",
+                             J.RunDir,
+                             "--cells",
+                             J.CellId,
+                             "--progress",
+                             "plain",
+                             "--executor",
+                             Executor.getValue()};
+        if (Simulated)
+          Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", TimeScale.getValue()),
+                                 "--simulator", ownDirectory() + "/arecipe-sim"});
+        fmt::print(stderr, "arecipe-tune: c{} {} over {}s: measuring ({}, one of {} at once)\n",
+                   Conc, describe(J.M.Values), WindowS, J.M.Key, Jobs.getValue());
+        if (!J.Child.start(Run, runtime::ChildEnvironment(), J.RunDir + "/arecipe-run.log", Err)) {
+          record(J.M, J.RunDir, J.CellId, Simulated, "arecipe-run did not start: " + Err);
+          continue;
+        }
+        Active.push_back(&J);
+      }
+      for (auto It = Active.begin(); It != Active.end();) {
+        Job &J = **It;
+        if (J.Child.running()) {
+          ++It;
+          continue;
+        }
+        int Status = J.Child.waitStatus().value_or(0);
+        if (runtime::stopRequested() || WIFSIGNALED(Status) ||
+            (WIFEXITED(Status) && WEXITSTATUS(Status) >= 128)) {
+          It = Active.erase(It);
+          return StopAll(); // interrupted: no measurement of this run
+        }
+        // A result, if the run left one; else why there is none.
+        record(J.M, J.RunDir, J.CellId, Simulated,
+               fmt::format("arecipe-run {}; see runs/{}/arecipe-run.log", J.Child.describeExit(),
+                           J.M.Key));
+        It = Active.erase(It);
+      }
+      runtime::sleepUnlessStopped(std::chrono::milliseconds(50));
+    }
     return true;
   }
 
@@ -543,7 +745,10 @@ public:
   const sema::TuneSpace &Space;
   std::string Out;
   std::chrono::steady_clock::time_point Start;
-  std::set<std::string> Used; ///< Measurements this run relied on (budget).
+  std::set<std::string> Used;  ///< Measurements this run relied on (budget).
+  std::set<std::string> Fresh; ///< ... of which measured by this run.
+  /// compile() of one cell's configuration: the plan, or why there is none.
+  std::map<std::string, std::pair<std::optional<std::string>, std::string>> Memo;
   unsigned Measured = 0;      ///< ... of which run now (not read back).
   std::map<std::string, std::set<std::string>> Pruned; ///< Reason -> candidates.
 };
@@ -638,6 +843,12 @@ int main(int Argc, char **Argv) {
                                   ShortFraction.getValue()));
   if (Finalists == 0)
     return usageError("--finalists: expected at least 1");
+  if (Jobs == 0 || Jobs > 64)
+    return usageError(fmt::format("--jobs: expected 1 to 64, got {}", Jobs.getValue()));
+  if (Jobs > 1 && Executor == "local" && (Real || ConfirmTop))
+    return usageError("--jobs: real engines on this machine share its GPUs and the plan's fixed "
+                      "ports, so they are measured one at a time; use --executor slurm to run "
+                      "several at once");
 
   // The baseline compilation: the recipe as it is, and the tune block.
   TextDiagnosticPrinter Printer(llvm::errs(), "arecipe-tune");
@@ -701,6 +912,28 @@ int main(int Argc, char **Argv) {
         {A->Name, A->At->Concs, Offset(A->FormulaRange.Start), Offset(A->FormulaRange.End)});
   }
 
+  // The recipe as it is: what it runs on (for the report's calibration
+  // note), and its own window.
+  std::optional<std::string> BasePlan = frontend::compileToPlanJSON(Inv, Printer);
+  runtime::PlanLoadResult BaseLoaded = runtime::parseLaunchPlan(BasePlan ? *BasePlan : "");
+  if (!BaseLoaded.ok() || BaseLoaded.Plan.Cells.empty())
+    return 1;
+  std::string EngineName, HardwareName, ModelId;
+  if (std::optional<support::json> P = support::parseJsonOrNull(*BasePlan)) {
+    auto Field = [&](const char *Object, const char *Key) {
+      const support::json *O = support::objectAt(*P, Object);
+      return O ? support::stringAt(*O, Key) : std::string();
+    };
+    EngineName = Field("engine", "name");
+    HardwareName = Field("hardware", "name");
+    ModelId = Field("model", "id");
+    // The summaries, the report and the console are for sharing: a secret
+    // of the plan, the environment or a --set stays out of them.
+    support::addSecretValuesIn(*P);
+  }
+  support::addSecretValuesFromEnvironment();
+  support::addSecretValuesOf({}, std::vector<std::string>(Sets.begin(), Sets.end()));
+
   // The full window: the recipe's, unless --window says.
   double FullWindow = 0;
   if (!Window.empty()) {
@@ -710,12 +943,8 @@ int main(int Argc, char **Argv) {
       return usageError(
           fmt::format("--window '{}': expected seconds in (0, 1000000]", Window.getValue()));
   } else {
-    std::optional<std::string> Plan = frontend::compileToPlanJSON(Inv, Printer);
-    runtime::PlanLoadResult Loaded = runtime::parseLaunchPlan(Plan ? *Plan : "");
-    if (!Loaded.ok() || Loaded.Plan.Cells.empty())
-      return 1;
     if (const auto *W =
-            std::get_if<runtime::AgenticWorkload>(&Loaded.Plan.Cells.front().Client.Workload))
+            std::get_if<runtime::AgenticWorkload>(&BaseLoaded.Plan.Cells.front().Client.Workload))
       FullWindow = W->DurationS;
     if (!(FullWindow > 0))
       return usageError("the recipe's scenario has no duration (a fixed scenario): give "
@@ -822,10 +1051,26 @@ int main(int Argc, char **Argv) {
       for (size_t I = 0; I < Order.size(); ++I)
         Order[I] = I;
       for (unsigned Pass = 0; Pass < MaxPasses; ++Pass) {
-        std::shuffle(Order.begin(), Order.end(), Rng);
+        shuffleKnobs(Order, Rng);
         bool Moved = false;
         for (size_t KI : Order) {
           const sema::TuneKnob &K = C.Knobs[KI];
+          // The candidates of this knob, with the other knobs held, are
+          // independent: measured ahead up to --jobs at once, then taken in
+          // order below as they would be one at a time.
+          std::vector<Config> Tries;
+          for (const std::string &V : K.Candidates) {
+            auto Cur = Current.find(K.Knob);
+            if (Cur != Current.end() && Cur->second == V)
+              continue;
+            Config Try = Current;
+            Try[K.Knob] = V;
+            Tries.push_back(Try);
+          }
+          if (!T.measureAhead(C.Conc, Tries, ShortWindow, Simulated, [&](size_t UsedCount) {
+                return !BudgetCells || UsedCount - UsedBefore + Finalists + 1 < Share;
+              }))
+            return Interrupted();
           for (const std::string &V : K.Candidates) {
             auto Cur = Current.find(K.Knob);
             if (Cur != Current.end() && Cur->second == V)
@@ -864,6 +1109,8 @@ int main(int Argc, char **Argv) {
       // The recipe's own values over the full window too: the "before".
       Candidates.push_back(Config());
     }
+    if (!T.measureAhead(C.Conc, Candidates, FullWindow, Simulated, [](size_t) { return true; }))
+      return Interrupted();
     for (const Config &Cfg : Candidates) {
       Measurement M;
       if (!T.measure(C.Conc, Cfg, FullWindow, Simulated, M))
@@ -900,13 +1147,20 @@ int main(int Argc, char **Argv) {
   // engines through --executor (the simulated search above is read back
   // from --out when it was run before).
   if (ConfirmTop && Simulated)
-    for (CellOutcome &O : Outcomes)
+    for (CellOutcome &O : Outcomes) {
+      std::vector<Config> Top;
+      for (size_t I = 0; I < O.Ranked.size() && I < ConfirmTop; ++I)
+        Top.push_back(O.Ranked[I].Values);
+      if (!T.measureAhead(O.Cell->Conc, Top, FullWindow, /*Simulated=*/false,
+                          [](size_t) { return true; }))
+        return Interrupted();
       for (size_t I = 0; I < O.Ranked.size() && I < ConfirmTop; ++I) {
         Measurement M;
         if (!T.measure(O.Cell->Conc, O.Ranked[I].Values, FullWindow, /*Simulated=*/false, M))
           return Interrupted();
         O.Confirmed.push_back(M);
       }
+    }
 
   // The patch: each winner written into the recipe, with its measurement.
   std::vector<CellPatch> Patches;
@@ -963,8 +1217,16 @@ int main(int Argc, char **Argv) {
   J["objective"] = (Space->Maximize ? "maximize " : "minimize ") + Space->Objective;
   J["full_window_s"] = FullWindow;
   J["short_window_s"] = ShortWindow;
+  J["model"] = ModelId;
+  J["hardware"] = HardwareName;
+  J["engine"] = EngineName;
+  if (Simulated) {
+    std::vector<std::string> Cal = report::simulatorCalibration(EngineName, HardwareName);
+    J["calibration"] = Cal.empty() ? ordered_json("not calibrated") : ordered_json(Cal);
+  }
+  // What this run measured itself (rather than read back) is in tune.txt:
+  // two runs over the same measurements write the same tune.json.
   J["cells_used"] = T.Used.size();
-  J["cells_measured_now"] = T.Measured;
   ordered_json PrunedJ = ordered_json::object();
   for (const auto &[Reason, Which] : T.Pruned)
     PrunedJ[Reason] = Which.size();
@@ -986,15 +1248,26 @@ int main(int Argc, char **Argv) {
     ordered_json E;
     E["conc"] = O.Cell->Conc;
     E["band"] = O.Cell->Band;
-    ordered_json Cons = ordered_json::array();
-    for (const sema::TuneConstraint &K : O.Cell->Constraints)
+    ordered_json Cons = ordered_json::array(), Bounds = ordered_json::array();
+    for (const sema::TuneConstraint &K : O.Cell->Constraints) {
       Cons.push_back(K.Text);
+      Bounds.push_back({{"metric", K.Metric}, {"op", K.Op}, {"bound", K.Bound}, {"text", K.Text}});
+    }
     E["sla"] = Cons;
+    E["constraints"] = Bounds;
     if (!O.Note.empty())
       E["note"] = O.Note;
     ordered_json Tried = ordered_json::array();
-    for (const Measurement &M : O.Short)
-      Tried.push_back(MeasJ(M));
+    for (const Measurement &M : O.Short) {
+      ordered_json F = MeasJ(M);
+      Rank R = rankOf(M, *Space, *O.Cell);
+      if (R.Measured) {
+        F["meets_sla"] = R.Feasible;
+        if (!R.Misses.empty())
+          F["misses"] = R.Misses;
+      }
+      Tried.push_back(F);
+    }
     E["short_window"] = Tried;
     ordered_json Frontier = ordered_json::array();
     for (const Measurement &M : O.Ranked) {
@@ -1024,26 +1297,67 @@ int main(int Argc, char **Argv) {
     CellsJ.push_back(E);
   }
   J["cells"] = CellsJ;
-  std::vector<std::string> Confirm = {
-      "arecipe-tune", InputFile.getValue(), "--out", OutPath, "--executor",
-      "slurm",        "--confirm-top",      "2"};
+  // As typed (relative paths stay relative): the command runs from where
+  // this one ran, and two result directories of one tune read alike.
+  std::vector<std::string> Confirm = {"arecipe-tune", InputFile.getValue()};
+  for (const std::string &D : IncludeDirs)
+    Confirm.push_back("-I" + D);
+  for (const std::string &S : Sets)
+    Confirm.insert(Confirm.end(), {"--set", S});
+  Confirm.insert(Confirm.end(),
+                 {"--out", OutDir.empty() ? "tune/" + Space->Name : OutDir.getValue(), "--executor",
+                  "slurm", "--confirm-top", "2"});
   if (!TuneName.empty())
     Confirm.insert(Confirm.end(), {"--tune", TuneName.getValue()});
   if (!Window.empty())
     Confirm.insert(Confirm.end(), {"--window", Window.getValue()});
+  // Every option that shapes the search, so the confirming run reads the
+  // same measurements back and confirms the same configurations.
+  auto Given = [&](const cl::Option &O, const std::string &Value) {
+    if (O.getNumOccurrences())
+      Confirm.push_back(fmt::format("--{}={}", O.ArgStr.str(), Value));
+  };
+  Given(Strategy, Strategy.getValue());
+  Given(Seed, std::to_string(Seed.getValue()));
+  Given(BudgetCells, std::to_string(BudgetCells.getValue()));
+  Given(BudgetWall, fmt::format("{}", BudgetWall.getValue()));
+  Given(ShortFraction, fmt::format("{}", ShortFraction.getValue()));
+  Given(Finalists, std::to_string(Finalists.getValue()));
+  Given(MinGain, fmt::format("{}", MinGain.getValue()));
+  Given(MaxPasses, std::to_string(MaxPasses.getValue()));
+  Given(TimeScale, fmt::format("{}", TimeScale.getValue()));
+  if (!Concs.empty()) {
+    std::string List;
+    for (int C : Concs)
+      List += (List.empty() ? "" : ",") + std::to_string(C);
+    Confirm.push_back("--conc=" + List);
+  }
   if (Simulated)
-    J["confirm_command"] = support::shellJoin(Confirm);
+    J["confirm_command"] = support::shellJoin(support::redactArgv(Confirm));
   if (!runtime::writeOutputJson(OutPath + "/tune.json", J, Err))
+    return usageError(Err);
+  ordered_json Shared = J;
+  support::redactJson(Shared);
+  std::string Html = report::renderTuneReport(support::dumpJson(Shared), Err);
+  if (Html.empty() ||
+      !runtime::writeOutputFile(OutPath + "/" + report::TuneReportFileName, Html, Err))
     return usageError(Err);
 
   // The text summary on standard output.
   std::string Text;
   Text += fmt::format("tune {} of recipe {}: {} {}\n", Space->Name, Space->Recipe,
                       Space->Maximize ? "maximize" : "minimize", Space->Objective);
-  if (Simulated)
+  if (Simulated) {
     Text += fmt::format("SIMULATED (arecipe-sim at time scale {}): the figures are the "
                         "simulator's model, not measurements of GPUs\n",
                         TimeScale.getValue());
+    std::vector<std::string> Cal = report::simulatorCalibration(EngineName, HardwareName);
+    if (Cal.empty())
+      Text += fmt::format("simulator calibration for {} on {}: not calibrated\n", EngineName,
+                          HardwareName);
+    for (const std::string &L : Cal)
+      Text += fmt::format("simulator calibration for {} on {}: {}\n", EngineName, HardwareName, L);
+  }
   Text += fmt::format("strategy {}, seed {}: {} cells used ({} measured now), windows {}s / {}s\n",
                       Strategy.getValue(), Seed.getValue(), T.Used.size(), T.Measured, ShortWindow,
                       FullWindow);
@@ -1073,9 +1387,11 @@ int main(int Argc, char **Argv) {
     }
   }
   Text += fmt::format("patched recipe: {}\n", PatchedPath);
+  Text += fmt::format("report: {}/{}\n", OutPath, report::TuneReportFileName);
   if (Simulated)
-    Text += fmt::format("confirm on GPUs: {}\n", support::shellJoin(Confirm));
-  if (!support::writeFileAtomically(OutPath + "/tune.txt", Text, Err))
+    Text += fmt::format("confirm on GPUs: {}\n", support::shellJoin(support::redactArgv(Confirm)));
+  Text = support::redact(Text);
+  if (!runtime::writeOutputFile(OutPath + "/tune.txt", Text, Err))
     return usageError(Err);
   std::fwrite(Text.data(), 1, Text.size(), stdout);
   return 0;

@@ -18,6 +18,10 @@ prints one line per finding for FileCheck:
   knob rows: N                 rows of the knob table shown
   tooltip: <first line>        after hovering the first point
   screenshot: PATH             a full-page PNG
+  frontier conc N: A feasible, B infeasible, tooltip: <first line>
+                               with --tune, per SLA frontier of a tuning
+                               report (tune.html): its shown points and the
+                               tooltip of its first one
   browser processes left: 0
 
 The browser runs in its own session with a fresh profile; every process
@@ -268,6 +272,32 @@ def check(page, args):
     print(f"tooltip: {tip}")
     page.call("Input.dispatchMouseEvent", type="mouseMoved", x=1, y=1)
 
+    if args.tune:
+        for conc in page.evaluate("""[...document.querySelectorAll('figure.sla-frontier')]
+              .map(f => f.dataset.conc)"""):
+            sel = f"figure.sla-frontier[data-conc=\"{conc}\"]"
+            counts = page.evaluate(f"""(() => {{
+              const pts = [...document.querySelectorAll('{sel} .point')]
+                  .filter(p => p.getBoundingClientRect().width > 0);
+              return [pts.filter(p => p.dataset.feasible === '1').length,
+                      pts.filter(p => p.dataset.feasible === '0').length];
+            }})()""")
+            at = page.evaluate(f"""(() => {{
+              const p = document.querySelector('{sel} .point');
+              if (!p) return null;
+              p.scrollIntoView({{block: 'center'}});
+              const r = p.getBoundingClientRect();
+              return [r.x + r.width / 2, r.y + r.height / 2];
+            }})()""")
+            tip = "(no point)"
+            if at:
+                page.call("Input.dispatchMouseEvent", type="mouseMoved", x=at[0], y=at[1])
+                tip = page.evaluate("""(() => { const t = document.getElementById('tooltip');
+                  return t.hidden ? '(hidden)' : t.innerText.split('\\n')[0]; })()""")
+                page.call("Input.dispatchMouseEvent", type="mouseMoved", x=1, y=1)
+            print(f"frontier conc {conc}: {counts[0]} feasible, {counts[1]} infeasible, "
+                  f"tooltip: {tip}")
+
     page.evaluate("window.scrollTo(0, 0)")
     height = page.evaluate("document.documentElement.scrollHeight")
     page.call("Emulation.setDeviceMetricsOverride", width=1280, height=int(height),
@@ -287,6 +317,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--page", required=True)
     parser.add_argument("--screenshot", required=True)
+    parser.add_argument("--tune", action="store_true",
+                        help="also check the SLA frontiers of a tuning report")
     args = parser.parse_args()
 
     profile = tempfile.mkdtemp(prefix="arecipe-report-chromium-")
