@@ -33,6 +33,7 @@
 #include "arecipe/Runtime/ResultStore.h"
 #include "arecipe/Runtime/SlurmExecutor.h"
 #include "arecipe/Runtime/StopRequest.h"
+#include "arecipe/Runtime/VirtualTime.h"
 
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
@@ -93,9 +94,11 @@ static cl::opt<double> BudgetWall("budget-wall",
                                            "(0: no limit)"),
                                   cl::init(0), cl::cat(Category));
 static cl::opt<std::string> Window("window",
-                                   cl::desc("Full measurement window, seconds (default: the "
-                                            "recipe's scenario duration)"),
-                                   cl::value_desc("seconds"), cl::cat(Category));
+                                   cl::desc("Full measurement window: seconds of an agentic "
+                                            "scenario (default its duration), requests per "
+                                            "client lane of a fixed one (default the cell's "
+                                            "num_prompts / conc)"),
+                                   cl::value_desc("seconds|requests"), cl::cat(Category));
 static cl::opt<double> ShortFraction("short-window",
                                      cl::desc("The descent's window as a fraction of the full "
                                               "one (default 0.25)"),
@@ -118,6 +121,13 @@ static cl::opt<bool> Real("no-simulate", cl::desc("Measure with the real engines
 static cl::opt<double> TimeScale("time-scale",
                                  cl::desc("Simulated seconds per wall second (default 100)"),
                                  cl::init(100), cl::cat(Category));
+static cl::opt<std::string>
+    SimClock("sim-clock",
+             cl::desc("Simulated measurements' clock: auto (default) measures a cell on the "
+                      "simulator's lock-step virtual clock when the cell allows it (a closed-loop "
+                      "fixed-length workload on one engine) and on the wall clock otherwise; "
+                      "virtual requires it; wall never uses it"),
+             cl::init("auto"), cl::value_desc("auto|virtual|wall"), cl::cat(Category));
 static cl::opt<std::string> Executor("executor", cl::desc("local (default) or slurm"),
                                      cl::init("local"), cl::cat(Category));
 static cl::opt<unsigned> ConfirmTop("confirm-top",
@@ -300,6 +310,15 @@ void shuffleKnobs(std::vector<size_t> &Order, std::mt19937_64 &Rng) {
 }
 
 /// What one measurement found.
+/// A fixed scenario runs a number of requests, not a duration: its window is
+/// counted in requests per client lane (client.num_prompts = window x conc).
+static bool FixedScenario = false;
+
+/// A window as the search counts it: seconds, or requests per lane.
+static std::string windowText(double W) {
+  return FixedScenario ? fmt::format("{} requests per lane", W) : fmt::format("{}s", W);
+}
+
 struct Measurement {
   std::string Key; ///< evals/<Key>.json
   int64_t Conc = 0;
@@ -309,6 +328,9 @@ struct Measurement {
   std::string Reason;
   std::map<std::string, double> Metrics;
   bool Reused = false;
+  /// Simulated on the lock-step virtual clock (figures independent of the
+  /// time scale and of the machine's load).
+  bool Virtual = false;
 };
 
 std::optional<double> metricOf(const report::CellResult &C, const std::string &Name) {
@@ -407,7 +429,11 @@ public:
       return std::nullopt;
     frontend::CompilerInvocation Inv = Base;
     Inv.Overrides[Source.Path] = Text;
-    if (WindowS > 0)
+    if (WindowS > 0 && FixedScenario)
+      Inv.Sets.push_back(fmt::format(
+          "client.num_prompts = {}",
+          std::max<int64_t>(Patches[0].Conc, std::llround(WindowS * double(Patches[0].Conc)))));
+    else if (WindowS > 0)
       Inv.Sets.push_back(fmt::format("client.duration = {}s", WindowS));
     FirstError Errors;
     std::optional<std::string> Plan = frontend::compileToPlanJSON(Inv, Errors, &Modules);
@@ -468,7 +494,14 @@ public:
       Pruned[M.Reason].insert(fmt::format("c{} {}", Conc, describe(Values)));
       return true;
     }
-    M.Key = keyOf(*Plan, Conc, Simulated);
+    std::string ClockError;
+    M.Virtual = virtualClockFor(*Cell, Simulated, ClockError);
+    if (!ClockError.empty()) {
+      M.Status = "failed";
+      M.Reason = ClockError;
+      return true;
+    }
+    M.Key = keyOf(*Plan, Conc, Simulated, M.Virtual);
     std::optional<support::json> Old = keptEval(M.Key);
     if (Old) {
       M.Reused = true;
@@ -498,9 +531,10 @@ public:
     S.Cells = {Cell->Id};
     S.Simulate = Simulated;
     S.TimeScale = TimeScale;
+    S.SimClock = M.Virtual ? runtime::SimClockMode::Virtual : runtime::SimClockMode::Wall;
     S.SimulatorPath = ownDirectory() + "/arecipe-sim";
-    fmt::print(stderr, "arecipe-tune: c{} {} over {}s: measuring ({})\n", Conc, describe(Values),
-               WindowS, M.Key);
+    fmt::print(stderr, "arecipe-tune: c{} {} over {}: measuring ({})\n", Conc, describe(Values),
+               windowText(WindowS), M.Key);
     runtime::ProgressReport Progress(stderr, false);
     int Exit;
     if (Executor == "slurm") {
@@ -523,6 +557,8 @@ public:
         Slurm.CellRun.insert(Slurm.CellRun.end(),
                              {"--simulate", fmt::format("--time-scale={}", TimeScale.getValue()),
                               "--simulator", S.SimulatorPath});
+      if (M.Virtual)
+        Slurm.CellRun.push_back("--sim-clock=virtual");
       Exit = runtime::runSlurmSweep(Loaded.Plan, *Plan, S, Slurm, Progress);
     } else {
       Exit = runtime::runLocalSweep(Loaded.Plan, *Plan, S, Progress);
@@ -536,10 +572,25 @@ public:
   /// The measurement's key: the concurrency, the runtime's digest of the
   /// cell (every value of the cell and of the plan around it), and how it
   /// was measured.
-  std::string keyOf(const std::string &Plan, int64_t Conc, bool Simulated) const {
+  /// A virtual-clock measurement does not depend on the time scale, so its
+  /// key does not name one.
+  std::string keyOf(const std::string &Plan, int64_t Conc, bool Simulated, bool Virtual) const {
     return fmt::format("c{}-{}-{}", Conc, valueDigest(Plan, Conc),
-                       Simulated ? fmt::format("sim-x{}", TimeScale.getValue())
-                                 : "real-" + Executor.getValue());
+                       !Simulated ? "real-" + Executor.getValue()
+                       : Virtual  ? std::string("sim-virtual")
+                                  : fmt::format("sim-x{}", TimeScale.getValue()));
+  }
+
+  /// Whether a simulated measurement of Cell runs on the virtual clock
+  /// (--sim-clock); Error is set when --sim-clock virtual asks for it and
+  /// the cell cannot have it.
+  static bool virtualClockFor(const runtime::Cell &Cell, bool Simulated, std::string &Error) {
+    if (!Simulated || SimClock == "wall")
+      return false;
+    std::string Refusal = runtime::virtualClockRefusal(Cell);
+    if (!Refusal.empty() && SimClock == "virtual")
+      Error = Refusal;
+    return Refusal.empty();
   }
 
   /// The measurement kept under --out for Key, if it is to be reused: not
@@ -599,6 +650,7 @@ public:
     J["window_s"] = M.WindowS;
     J["simulated"] = Simulated;
     J["time_scale"] = Simulated ? TimeScale.getValue() : 1.0;
+    J["sim_clock"] = !Simulated ? "none" : M.Virtual ? "virtual" : "wall";
     J["executor"] = Executor.getValue();
     J["status"] = M.Status;
     J["reason"] = M.Reason;
@@ -645,7 +697,11 @@ public:
           Cell = &C;
       if (!Loaded.ok() || !Cell)
         continue;
-      std::string Key = keyOf(*Plan, Conc, Simulated);
+      std::string ClockError;
+      bool Virtual = virtualClockFor(*Cell, Simulated, ClockError);
+      if (!ClockError.empty())
+        continue; // measure() records why
+      std::string Key = keyOf(*Plan, Conc, Simulated, Virtual);
       if (WouldUse.count(Key))
         continue;
       if (keptEval(Key)) {
@@ -660,6 +716,7 @@ public:
       J.M.Values = Values;
       J.M.WindowS = WindowS;
       J.M.Key = Key;
+      J.M.Virtual = Virtual;
       J.Plan = *Plan;
       J.CellId = Cell->Id;
       Queue.push_back(std::move(J));
@@ -697,8 +754,10 @@ public:
         if (Simulated)
           Run.insert(Run.end(), {"--simulate", fmt::format("--time-scale={}", TimeScale.getValue()),
                                  "--simulator", ownDirectory() + "/arecipe-sim"});
-        fmt::print(stderr, "arecipe-tune: c{} {} over {}s: measuring ({}, one of {} at once)\n",
-                   Conc, describe(J.M.Values), WindowS, J.M.Key, Jobs.getValue());
+        if (J.M.Virtual)
+          Run.push_back("--sim-clock=virtual");
+        fmt::print(stderr, "arecipe-tune: c{} {} over {}: measuring ({}, one of {} at once)\n",
+                   Conc, describe(J.M.Values), windowText(WindowS), J.M.Key, Jobs.getValue());
         if (!J.Child.start(Run, runtime::ChildEnvironment(), J.RunDir + "/arecipe-run.log", Err)) {
           record(J.M, J.RunDir, J.CellId, Simulated, "arecipe-run did not start: " + Err);
           continue;
@@ -835,6 +894,9 @@ int main(int Argc, char **Argv) {
   if (Strategy != "descent" && Strategy != "grid")
     return usageError(
         fmt::format("--strategy '{}': expected 'descent' or 'grid'", Strategy.getValue()));
+  if (SimClock != "auto" && SimClock != "virtual" && SimClock != "wall")
+    return usageError(fmt::format("--sim-clock '{}': expected 'auto', 'virtual' or 'wall'",
+                                  SimClock.getValue()));
   if (!(TimeScale >= 0.001 && TimeScale <= 1e6))
     return usageError(fmt::format("--time-scale: expected a number in [0.001, 1000000], got {}",
                                   TimeScale.getValue()));
@@ -935,20 +997,23 @@ int main(int Argc, char **Argv) {
   support::addSecretValuesOf({}, std::vector<std::string>(Sets.begin(), Sets.end()));
 
   // The full window: the recipe's, unless --window says.
+  FixedScenario =
+      std::holds_alternative<runtime::FixedWorkload>(BaseLoaded.Plan.Cells.front().Client.Workload);
   double FullWindow = 0;
   if (!Window.empty()) {
     char *End = nullptr;
     FullWindow = std::strtod(Window.c_str(), &End);
     if (!End || *End || !(FullWindow > 0 && FullWindow <= 1e6))
       return usageError(
-          fmt::format("--window '{}': expected seconds in (0, 1000000]", Window.getValue()));
+          fmt::format("--window '{}': expected a number in (0, 1000000]", Window.getValue()));
   } else {
-    if (const auto *W =
-            std::get_if<runtime::AgenticWorkload>(&BaseLoaded.Plan.Cells.front().Client.Workload))
+    const runtime::Cell &First = BaseLoaded.Plan.Cells.front();
+    if (const auto *W = std::get_if<runtime::AgenticWorkload>(&First.Client.Workload))
       FullWindow = W->DurationS;
+    else if (const auto *F = std::get_if<runtime::FixedWorkload>(&First.Client.Workload))
+      FullWindow = double(F->NumPrompts) / double(std::max(1, First.Conc));
     if (!(FullWindow > 0))
-      return usageError("the recipe's scenario has no duration (a fixed scenario): give "
-                        "--window SECONDS");
+      return usageError("the recipe's scenario gives no window: give --window");
   }
   double ShortWindow = std::max(1.0, std::round(FullWindow * ShortFraction));
 
@@ -960,6 +1025,12 @@ int main(int Argc, char **Argv) {
   if (!Lock.acquire(OutPath, LockErr))
     return usageError(LockErr);
   bool Simulated = !Real;
+  // --sim-clock virtual on a recipe whose cells cannot have it stops here,
+  // rather than as one failed measurement per candidate.
+  if (Simulated && SimClock == "virtual")
+    for (const runtime::Cell &C : BaseLoaded.Plan.Cells)
+      if (std::string Refusal = runtime::virtualClockRefusal(C); !Refusal.empty())
+        return usageError(Refusal);
   if (Simulated && access((ownDirectory() + "/arecipe-sim").c_str(), X_OK) != 0)
     return usageError("arecipe-sim not found next to arecipe-tune");
 
@@ -1171,8 +1242,9 @@ int main(int Argc, char **Argv) {
     if (!O.Changes.empty())
       Patches.push_back(
           {O.Cell->Conc, O.Changes,
-           fmt::format("arecipe-tune {}: evals/{}.json ({} {}s window{})", Space->Name,
-                       O.Winner->Key, Simulated ? "simulated," : "measured,", O.Winner->WindowS,
+           fmt::format("arecipe-tune {}: evals/{}.json ({} {} window{})", Space->Name,
+                       O.Winner->Key, Simulated ? "simulated," : "measured,",
+                       windowText(O.Winner->WindowS),
                        Simulated ? ", confirm on GPUs" : "")});
   }
   std::string PatchErr;
@@ -1208,13 +1280,16 @@ int main(int Argc, char **Argv) {
   J["tune"] = Space->Name;
   J["recipe"] = Space->Recipe;
   J["simulated"] = Simulated;
-  if (Simulated)
+  if (Simulated) {
     J["time_scale"] = TimeScale.getValue();
+    J["sim_clock"] = SimClock.getValue();
+  }
   J["executor"] = Executor.getValue();
   J["strategy"] = Strategy.getValue();
   J["seed"] = Seed.getValue();
   J["min_gain"] = MinGain.getValue();
   J["objective"] = (Space->Maximize ? "maximize " : "minimize ") + Space->Objective;
+  J["window_unit"] = FixedScenario ? "requests_per_lane" : "seconds";
   J["full_window_s"] = FullWindow;
   J["short_window_s"] = ShortWindow;
   J["model"] = ModelId;
@@ -1326,6 +1401,7 @@ int main(int Argc, char **Argv) {
   Given(MinGain, fmt::format("{}", MinGain.getValue()));
   Given(MaxPasses, std::to_string(MaxPasses.getValue()));
   Given(TimeScale, fmt::format("{}", TimeScale.getValue()));
+  Given(SimClock, SimClock.getValue());
   if (!Concs.empty()) {
     std::string List;
     for (int C : Concs)
@@ -1358,9 +1434,9 @@ int main(int Argc, char **Argv) {
     for (const std::string &L : Cal)
       Text += fmt::format("simulator calibration for {} on {}: {}\n", EngineName, HardwareName, L);
   }
-  Text += fmt::format("strategy {}, seed {}: {} cells used ({} measured now), windows {}s / {}s\n",
-                      Strategy.getValue(), Seed.getValue(), T.Used.size(), T.Measured, ShortWindow,
-                      FullWindow);
+  Text += fmt::format("strategy {}, seed {}: {} cells used ({} measured now), windows {} / {}\n",
+                      Strategy.getValue(), Seed.getValue(), T.Used.size(), T.Measured,
+                      windowText(ShortWindow), windowText(FullWindow));
   for (const auto &[Reason, Which] : T.Pruned)
     Text += fmt::format("pruned {}: {}\n", Which.size(), Reason);
   for (const CellOutcome &O : Outcomes) {
