@@ -52,6 +52,12 @@ static void writeNumber(JsonWriter &W, const PlanNumber &N) {
              static_cast<double>(N.denominator()));
 }
 
+static void writeNumber(JsonWriter &W, std::string_view Key,
+                        const PlanNumber &N) {
+  W.key(Key);
+  writeNumber(W, N);
+}
+
 /// The JSON of the map's keys as sema::toJSON spells them, or nullopt when
 /// two keys spell the same (then the document sema::toJSON's text parses
 /// to, which keeps the first key's place and the last value, is the
@@ -126,7 +132,9 @@ static void writeValue(JsonWriter &W, const sema::Value &V) {
 }
 
 template <typename T>
-static void writeOr(JsonWriter &W, const std::optional<T> &V) {
+static void writeOr(JsonWriter &W, std::string_view Key,
+                    const std::optional<T> &V) {
+  W.key(Key);
   if (!V)
     return W.null();
   if constexpr (std::is_same_v<T, std::string>)
@@ -137,7 +145,9 @@ static void writeOr(JsonWriter &W, const std::optional<T> &V) {
     W.number(static_cast<int64_t>(*V));
 }
 
-static void writeStrings(JsonWriter &W, const std::vector<std::string> &L) {
+static void writeStrings(JsonWriter &W, std::string_view Key,
+                         const std::vector<std::string> &L) {
+  W.key(Key);
   W.beginArray();
   for (const std::string &S : L)
     W.string(S);
@@ -168,6 +178,24 @@ static void writePairs(JsonWriter &W,
   W.endObject();
 }
 
+/// `"Key": [...]`, one element per item.
+template <typename Range, typename Fn>
+static void writeArray(JsonWriter &W, std::string_view Key, const Range &Items,
+                       Fn Each) {
+  W.key(Key);
+  W.beginArray();
+  for (const auto &E : Items)
+    Each(E);
+  W.endArray();
+}
+
+/// `{...}` with the members Members writes.
+template <typename Fn> static void writeObject(JsonWriter &W, Fn Members) {
+  W.beginObject();
+  Members();
+  W.endObject();
+}
+
 static void writeOrigin(JsonWriter &W, const KnobOrigin &O) {
   W.beginObject();
   if (O.Where) {
@@ -187,13 +215,11 @@ namespace {
 struct PreflightFields {
   JsonWriter &W;
   void operator()(const preflight::UnsetEnv &S) {
-    W.key("names");
-    writeStrings(W, S.Names);
+    writeStrings(W, "names", S.Names);
   }
   void operator()(const preflight::RequireVersion &S) {
     W.member("tool", S.Tool);
-    W.key("probe");
-    writeStrings(W, S.Probe);
+    writeStrings(W, "probe", S.Probe);
     W.member("pattern", S.Pattern);
     W.member("on_mismatch",
              S.OnMismatchDo == preflight::RequireVersion::OnMismatch::Fail
@@ -203,23 +229,19 @@ struct PreflightFields {
   void operator()(const preflight::StageModel &S) {
     W.member("repo", S.Repo);
     W.member("attempts", S.Attempts);
-    W.key("delay_s");
-    writeNumber(W, S.DelayS);
+    writeNumber(W, "delay_s", S.DelayS);
     W.key("env");
     W.beginObject();
     W.endObject();
   }
   void operator()(const preflight::CheckPaths &S) {
-    W.key("paths");
-    writeStrings(W, S.Paths);
+    writeStrings(W, "paths", S.Paths);
     W.member("nodes",
              S.On == preflight::CheckPaths::Nodes::All ? "all" : "rank0");
   }
   void operator()(const preflight::WaitCleanGpus &S) {
-    W.key("max_used_fraction");
-    writeNumber(W, S.MaxUsedFraction);
-    W.key("timeout_s");
-    writeNumber(W, S.TimeoutS);
+    writeNumber(W, "max_used_fraction", S.MaxUsedFraction);
+    writeNumber(W, "timeout_s", S.TimeoutS);
     W.member("poll_s", S.PollS);
   }
   void operator()(const preflight::PrepareCache &S) {
@@ -231,22 +253,17 @@ struct PreflightFields {
   }
   void operator()(const preflight::VerifyImport &S) {
     W.member("package", S.Package);
-    W.key("python");
-    writeStrings(W, S.Python);
+    writeStrings(W, "python", S.Python);
     W.member("expect_prefix", S.ExpectPrefix);
   }
   void operator()(const preflight::RunStep &S) {
-    W.key("argv");
-    writeStrings(W, S.Argv);
-    W.key("timeout_s");
-    writeNumber(W, S.TimeoutS);
+    writeStrings(W, "argv", S.Argv);
+    writeNumber(W, "timeout_s", S.TimeoutS);
   }
   void operator()(const preflight::Capture &S) {
     W.member("name", S.Name);
-    W.key("argv");
-    writeStrings(W, S.Argv);
-    W.key("timeout_s");
-    writeNumber(W, S.TimeoutS);
+    writeStrings(W, "argv", S.Argv);
+    writeNumber(W, "timeout_s", S.TimeoutS);
     if (S.SimulatedOutput)
       W.member("simulated_output", *S.SimulatedOutput);
   }
@@ -263,12 +280,9 @@ struct WorkloadFields {
     W.beginObject();
     W.member("kind", "agentic");
     W.member("trace", A.Trace);
-    W.key("duration_s");
-    writeNumber(W, A.DurationS);
-    W.key("warmup_s");
-    writeNumber(W, A.WarmupS);
-    W.key("max_failed_fraction");
-    writeNumber(W, A.MaxFailedFraction);
+    writeNumber(W, "duration_s", A.DurationS);
+    writeNumber(W, "warmup_s", A.WarmupS);
+    writeNumber(W, "max_failed_fraction", A.MaxFailedFraction);
     if (A.Endpoint)
       W.member("endpoint", endpointName(*A.Endpoint));
     W.endObject();
@@ -278,13 +292,11 @@ struct WorkloadFields {
     W.member("kind", "fixed");
     W.member("isl", F.Isl);
     W.member("osl", F.Osl);
-    W.key("range_ratio");
-    writeNumber(W, F.RangeRatio);
+    writeNumber(W, "range_ratio", F.RangeRatio);
     W.member("num_prompts", F.NumPrompts);
     W.member("warmup", F.Warmup);
     W.member("ignore_eos", true);
-    W.key("request_rate");
-    writeNumber(W, F.RequestRate);
+    writeNumber(W, "request_rate", F.RequestRate);
     if (F.UseChatTemplate)
       W.member("use_chat_template", *F.UseChatTemplate);
     if (F.Endpoint)
@@ -303,15 +315,13 @@ static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
   W.member("name", P.Name);
   W.member("role", P.Role);
   W.member("node_rank", P.NodeRank);
-  W.key("argv");
-  writeStrings(W, P.Argv);
+  writeStrings(W, "argv", P.Argv);
   W.key("env");
   W.beginObject();
   for (const auto &[Name, Value] : P.Env)
     W.member(Name, Value);
   W.endObject();
-  W.key("env_unset");
-  writeStrings(W, P.EnvUnset);
+  writeStrings(W, "env_unset", P.EnvUnset);
   W.key("gpus");
   if (P.Gpus) {
     W.beginArray();
@@ -322,24 +332,19 @@ static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
     W.null();
   }
   W.member("numa", nullptr);
-  W.key("port");
-  writeOr(W, P.Port);
+  writeOr(W, "port", P.Port);
   W.key("endpoints");
   if (P.Endpoints)
     writePairs(W, *P.Endpoints,
                [&](const std::string &Path) { W.string(Path); });
   else
     W.null();
-  W.key("after");
-  writeStrings(W, P.After);
+  writeStrings(W, "after", P.After);
   W.key("ready");
   W.beginObject();
-  W.key("startup_timeout_s");
-  writeNumber(W, P.StartupTimeoutS);
-  W.key("stall_timeout_s");
-  writeNumber(W, P.StallTimeoutS);
-  W.key("requires_model");
-  writeOr(W, P.RequiresModel);
+  writeNumber(W, "startup_timeout_s", P.StartupTimeoutS);
+  writeNumber(W, "stall_timeout_s", P.StallTimeoutS);
+  writeOr(W, "requires_model", P.RequiresModel);
   switch (P.Ready) {
   case ProcessSpec::Readiness::Default:
     break;
@@ -348,8 +353,7 @@ static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
     break;
   case ProcessSpec::Readiness::Alive:
     W.member("kind", "alive");
-    W.key("alive_s");
-    writeNumber(W, P.AliveS);
+    writeNumber(W, "alive_s", P.AliveS);
     break;
   }
   W.endObject();
@@ -357,15 +361,12 @@ static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
   if (V11) {
     W.member("template", P.Template);
     W.member("replica", P.Replica);
-    W.key("node");
-    writeOr(W, P.Node);
+    writeOr(W, "node", P.Node);
     if (P.SimRouter) {
       W.key("sim_router");
       W.beginObject();
-      W.key("policy");
-      writeOr(W, P.SimRouter->Policy);
-      W.key("header");
-      writeOr(W, P.SimRouter->Header);
+      writeOr(W, "policy", P.SimRouter->Policy);
+      writeOr(W, "header", P.SimRouter->Header);
       W.endObject();
     }
   }
@@ -379,14 +380,11 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
   // v1.1's fields only in a cell that uses v1.1, so a v1 plan stays v1.
   bool V11 = usesV11(C);
   if (V11) {
-    W.key("arm");
-    writeOr(W, C.Arm);
+    writeOr(W, "arm", C.Arm);
   }
   W.member("conc", C.Conc);
-  W.key("band");
-  writeOr(W, C.Band);
-  W.key("server_from");
-  writeOr(W, C.ServerFrom);
+  writeOr(W, "band", C.Band);
+  writeOr(W, "server_from", C.ServerFrom);
   W.member("gpus", C.Gpus);
   W.member("nodes", C.Nodes);
   if (V11) {
@@ -395,44 +393,31 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
     W.member("server_reuse",
              C.ServerReuse == PlanCell::Reuse::Arm ? "arm" : "cell");
   }
-  W.key("knobs");
-  W.beginArray();
-  for (const PlanKnob &K : C.Knobs) {
-    W.beginObject();
-    W.member("name", K.Name);
-    W.key("value");
-    writeValue(W, K.Value);
-    W.key("origin");
-    writeOrigin(W, K.Origin);
-    W.endObject();
-  }
-  W.endArray();
-  W.key("preflight");
-  W.beginArray();
-  for (const PreflightStep &S : C.Preflight) {
-    W.beginObject();
-    W.member("action", actionName(S));
-    std::visit(PreflightFields{W}, S);
-    W.endObject();
-  }
-  W.endArray();
-  W.key("processes");
-  W.beginArray();
-  for (const ProcessSpec &P : C.Processes)
-    writeProcess(W, P, V11);
-  W.endArray();
+  writeArray(W, "knobs", C.Knobs, [&](const PlanKnob &K) {
+    writeObject(W, [&] {
+      W.member("name", K.Name);
+      W.key("value");
+      writeValue(W, K.Value);
+      W.key("origin");
+      writeOrigin(W, K.Origin);
+    });
+  });
+  writeArray(W, "preflight", C.Preflight, [&](const PreflightStep &S) {
+    writeObject(W, [&] {
+      W.member("action", actionName(S));
+      std::visit(PreflightFields{W}, S);
+    });
+  });
+  writeArray(W, "processes", C.Processes,
+             [&](const ProcessSpec &P) { writeProcess(W, P, V11); });
   // v1.1: only a cell with files has the field, so a v1 plan stays v1.
-  if (!C.Files.empty()) {
-    W.key("files");
-    W.beginArray();
-    for (const PlanFile &F : C.Files) {
-      W.beginObject();
-      W.member("name", F.Name);
-      W.member("content", F.Content);
-      W.endObject();
-    }
-    W.endArray();
-  }
+  if (!C.Files.empty())
+    writeArray(W, "files", C.Files, [&](const PlanFile &F) {
+      writeObject(W, [&] {
+        W.member("name", F.Name);
+        W.member("content", F.Content);
+      });
+    });
   W.key("client");
   W.beginObject();
   W.member("target", C.Client.Target);
@@ -440,26 +425,18 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
   W.member("concurrency", C.Client.Concurrency);
   W.key("workload");
   std::visit(WorkloadFields{W}, C.Client.Workload);
-  W.key("session_header");
-  writeOr(W, C.Client.SessionHeader);
+  writeOr(W, "session_header", C.Client.SessionHeader);
   W.endObject();
-  W.key("profile");
-  W.beginArray();
-  for (const ProfileWindow &P : C.Profile) {
-    W.beginObject();
-    W.key("start_s");
-    writeNumber(W, P.StartS);
-    W.key("duration_s");
-    writeNumber(W, P.DurationS);
-    W.endObject();
-  }
-  W.endArray();
+  writeArray(W, "profile", C.Profile, [&](const ProfileWindow &P) {
+    writeObject(W, [&] {
+      writeNumber(W, "start_s", P.StartS);
+      writeNumber(W, "duration_s", P.DurationS);
+    });
+  });
   W.key("validity");
   W.beginObject();
-  W.key("max_error_rate");
-  writeNumber(W, C.MaxErrorRate);
-  W.key("required_metric_prefix");
-  writeOr(W, C.RequiredMetricPrefix);
+  writeNumber(W, "max_error_rate", C.MaxErrorRate);
+  writeOr(W, "required_metric_prefix", C.RequiredMetricPrefix);
   W.endObject();
   W.endObject();
 }

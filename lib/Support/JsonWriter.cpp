@@ -58,23 +58,18 @@ void JsonWriter::beginArray() {
   Stack.push_back({false});
 }
 
-void JsonWriter::endObject() {
-  assert(!Stack.empty() && Stack.back().IsObject && !AfterKey);
+void JsonWriter::end(bool IsObject) {
+  assert(!Stack.empty() && Stack.back().IsObject == IsObject && !AfterKey &&
+         "ends the container begun last");
   bool Empty = Stack.back().Empty;
   Stack.pop_back();
   if (!Empty)
     newline(Stack.size());
-  Out += '}';
+  Out += IsObject ? '}' : ']';
 }
 
-void JsonWriter::endArray() {
-  assert(!Stack.empty() && !Stack.back().IsObject);
-  bool Empty = Stack.back().Empty;
-  Stack.pop_back();
-  if (!Empty)
-    newline(Stack.size());
-  Out += ']';
-}
+void JsonWriter::endObject() { end(true); }
+void JsonWriter::endArray() { end(false); }
 
 void JsonWriter::null() {
   beforeValue();

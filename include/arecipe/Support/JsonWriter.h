@@ -86,6 +86,7 @@ private:
   template <typename JsonT> void writeDom(const JsonT &V);
   /// Before a value: the separator and indentation its container needs.
   void beforeValue();
+  void end(bool IsObject);
   void newline(size_t Depth);
 
   struct Level {
