@@ -8,8 +8,8 @@
 
 #include <array>
 #include <cassert>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 
 using namespace arecipe::support;
 
@@ -81,20 +81,22 @@ void JsonWriter::boolean(bool B) {
   Out += B ? "true" : "false";
 }
 
+template <typename Int> static void appendInt(std::string &Out, Int N) {
+  std::array<char, 24> Buf;
+  auto [End, Ec] = std::to_chars(Buf.data(), Buf.data() + Buf.size(), N);
+  assert(Ec == std::errc() && "24 characters hold any 64-bit integer");
+  (void)Ec;
+  Out.append(Buf.data(), End);
+}
+
 void JsonWriter::number(int64_t N) {
   beforeValue();
-  std::array<char, 24> Buf;
-  int Len =
-      std::snprintf(Buf.data(), Buf.size(), "%lld", static_cast<long long>(N));
-  Out.append(Buf.data(), static_cast<size_t>(Len));
+  appendInt(Out, N);
 }
 
 void JsonWriter::number(uint64_t N) {
   beforeValue();
-  std::array<char, 24> Buf;
-  int Len = std::snprintf(Buf.data(), Buf.size(), "%llu",
-                          static_cast<unsigned long long>(N));
-  Out.append(Buf.data(), static_cast<size_t>(Len));
+  appendInt(Out, N);
 }
 
 void JsonWriter::number(double D) {
@@ -123,14 +125,19 @@ void JsonWriter::string(std::string_view S) {
 /// S escaped as nlohmann's dump escapes valid UTF-8 with ensure_ascii off:
 /// the two-character escapes it knows, other control characters as
 /// \u00xx (lower-case hex), everything else (DEL and non-ASCII included)
-/// as is.
-static void appendEscaped(std::string &Out, std::string_view S) {
+/// as is. Returns false, having appended nothing, when S holds a byte
+/// above ASCII and is not valid UTF-8.
+static bool appendEscaped(std::string &Out, std::string_view S) {
+  size_t Start = Out.size();
   Out += '"';
+  bool Ascii = true;
   size_t Run = 0; // Start of the bytes not yet copied.
   for (size_t I = 0; I < S.size(); ++I) {
     unsigned char C = static_cast<unsigned char>(S[I]);
-    if (C >= 0x20 && C != '"' && C != '\\')
+    if (C >= 0x20 && C != '"' && C != '\\') {
+      Ascii &= C < 0x80;
       continue;
+    }
     Out.append(S.data() + Run, I - Run);
     Run = I + 1;
     switch (C) {
@@ -163,20 +170,18 @@ static void appendEscaped(std::string &Out, std::string_view S) {
     }
     }
   }
+  if (!Ascii && !isValidUtf8(S)) {
+    Out.resize(Start);
+    return false;
+  }
   Out.append(S.data() + Run, S.size() - Run);
   Out += '"';
+  return true;
 }
 
 void JsonWriter::appendString(std::string &Out, std::string_view S) {
-  bool Ascii = true;
-  for (char C : S)
-    if (static_cast<unsigned char>(C) >= 0x80) {
-      Ascii = false;
-      break;
-    }
-  if (Ascii || isValidUtf8(S))
-    return appendEscaped(Out, S);
-  appendEscaped(Out, sanitizeUtf8(S));
+  if (!appendEscaped(Out, S))
+    appendEscaped(Out, sanitizeUtf8(S));
 }
 
 template <typename JsonT> void JsonWriter::writeDom(const JsonT &V) {
