@@ -80,7 +80,7 @@ distinctKeys(const std::vector<std::pair<sema::Value, sema::Value>> &Entries) {
 /// V written as valueJSON(V) would be dumped, without the round trip
 /// through text: the same cases as sema::toJSON, each as the parse of its
 /// text gives it back.
-static void writeValue(JsonWriter &W, const sema::Value &V) {
+void codegen::writeValue(const sema::Value &V, JsonWriter &W) {
   switch (V.kind()) {
   case sema::ValueKind::Float: {
     NumericResult<std::string> D = V.getNumber().toDecimalString();
@@ -105,7 +105,7 @@ static void writeValue(JsonWriter &W, const sema::Value &V) {
     V.forEachRun(
         [&](llvm::ArrayRef<sema::Value> Items) {
           for (const sema::Value &E : Items)
-            writeValue(W, E);
+            writeValue(E, W);
         },
         [&](int64_t Lo, int64_t Step, uint64_t Count) {
           for (uint64_t N = 0; N < Count; ++N)
@@ -120,7 +120,7 @@ static void writeValue(JsonWriter &W, const sema::Value &V) {
     W.beginObject();
     for (size_t N = 0; N < Entries.size(); ++N) {
       W.key((*Keys)[N]);
-      writeValue(W, Entries[N].second);
+      writeValue(Entries[N].second, W);
     }
     return W.endObject();
   }
@@ -397,7 +397,7 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
     writeObject(W, [&] {
       W.member("name", K.Name);
       W.key("value");
-      writeValue(W, K.Value);
+      writeValue(K.Value, W);
       W.key("origin");
       writeOrigin(W, K.Origin);
     });

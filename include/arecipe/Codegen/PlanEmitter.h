@@ -37,6 +37,11 @@ OrderedJSON toJSON(const PlanNumber &N);
 /// The same number's text ("600", "0.01"), for the shell launcher.
 std::string toText(const PlanNumber &N);
 
+/// A recipe value as a plan holds it (a knob's `value`), written where W
+/// is: the bytes of parsing sema::toJSON(V) and dumping the document, so a
+/// float is the nearest double in its shortest form.
+void writeValue(const sema::Value &V, support::JsonWriter &W);
+
 /// One cell as the plan's `cells` array holds it, written where W is
 /// (the plan's bytes: as nlohmann's dump(2) of the cell's document).
 void writeCell(const PlanCell &C, support::JsonWriter &W);
