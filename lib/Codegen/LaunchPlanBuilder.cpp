@@ -827,7 +827,7 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
 /// processes must be the same (argv and environment). FirstOfArm holds the
 /// first such cell of each arm seen so far (only those are kept, so the
 /// check does not hold the plan); C is compared with its arm's.
-static bool checkServerReuse(const sema::RecipeCells &R, PlanCell &&C,
+static bool checkServerReuse(const sema::RecipeCells &R, const PlanCell &C,
                              std::map<std::string, PlanCell> &FirstOfArm,
                              DiagnosticEngine &Diags) {
   if (C.ServerReuse != PlanCell::Reuse::Arm)
@@ -835,7 +835,7 @@ static bool checkServerReuse(const sema::RecipeCells &R, PlanCell &&C,
   std::string Arm = C.Arm.value_or("");
   auto It = FirstOfArm.find(Arm);
   if (It == FirstOfArm.end()) {
-    FirstOfArm.emplace(Arm, std::move(C));
+    FirstOfArm.emplace(Arm, C);
     return true;
   }
   const PlanCell &Ref = It->second;
@@ -879,10 +879,21 @@ struct PlanLowering::Impl {
   PlanHeader Header;
   /// Several recipes share the plan: cell ids name their recipe.
   bool Merged = false;
+  /// One cell of the plan, and what check() lowered for it while it is
+  /// kept (see KeptCells).
+  struct Entry {
+    const sema::RecipeCells *R;
+    const sema::Cell *C;
+    std::unique_ptr<PlanCell> Lowered;
+  };
   /// The plan's cells in output order: ascending concurrency, then recipe
   /// order; a recipe with arms keeps its arms' cells together, arm by arm.
-
-  std::vector<std::pair<const sema::RecipeCells *, const sema::Cell *>> Cells;
+  std::vector<Entry> Cells;
+  /// check() keeps what it lowered for the first this many cells, so
+  /// writing them does not lower them again (lowering is a fifth of
+  /// writing); a larger plan's later cells are lowered again one at a
+  /// time, so a plan of 10,000 cells is still never whole in memory.
+  static constexpr size_t KeptCells = 256;
   bool Checked = false;
 };
 
@@ -929,25 +940,27 @@ bool PlanLowering::check() {
           Ok = false;
         }
     }
-    // Each cell is lowered once here for its diagnostics, and again when
-    // it is written.
+    // Each cell is lowered here for its diagnostics; the first KeptCells
+    // are kept for cell() to hand out.
     std::map<std::string, PlanCell> FirstOfArm;
     for (const sema::Cell &Cell : R->Cells) {
-      PlanCell Lowered;
-      bool CellOk = I.Builder.lowerCell(*R, Cell, I.Merged, Lowered);
+      auto Lowered = std::make_unique<PlanCell>();
+      bool CellOk = I.Builder.lowerCell(*R, Cell, I.Merged, *Lowered);
       Ok &= CellOk;
-      I.Header.UsesV11 |= usesV11(Lowered);
+      I.Header.UsesV11 |= usesV11(*Lowered);
       if (CellOk)
-        Ok &= checkServerReuse(*R, std::move(Lowered), FirstOfArm, I.Diags);
-      I.Cells.emplace_back(R, &Cell);
+        Ok &= checkServerReuse(*R, *Lowered, FirstOfArm, I.Diags);
+      if (!CellOk || I.Cells.size() >= Impl::KeptCells)
+        Lowered.reset();
+      I.Cells.push_back({R, &Cell, std::move(Lowered)});
     }
   }
   // Arms keep their cells together (`server_reuse = arm` runs them on one
   // server, in order); otherwise cells are in ascending concurrency.
   if (!Arms)
     std::stable_sort(I.Cells.begin(), I.Cells.end(),
-                     [](const auto &A, const auto &B) {
-                       return A.second->Conc < B.second->Conc;
+                     [](const Impl::Entry &A, const Impl::Entry &B) {
+                       return A.C->Conc < B.C->Conc;
                      });
   I.Checked = Ok;
   return Ok;
@@ -959,24 +972,25 @@ size_t PlanLowering::size() const { return P->Cells.size(); }
 
 PlanCell PlanLowering::cell(size_t N) {
   assert(P->Checked && "check() must succeed before cells are written");
+  // What check() lowered is handed out once; a second request for the same
+  // cell lowers it again.
+  if (std::unique_ptr<PlanCell> Kept = std::move(P->Cells[N].Lowered))
+    return std::move(*Kept);
   PlanCell Out;
-  bool Ok = P->Builder.lowerCell(*P->Cells[N].first, *P->Cells[N].second,
-                                 P->Merged, Out);
+  bool Ok =
+      P->Builder.lowerCell(*P->Cells[N].R, *P->Cells[N].C, P->Merged, Out);
   assert(Ok && "lowering is deterministic: check() saw this cell succeed");
   (void)Ok;
   return Out;
 }
 
 std::string PlanLowering::cellId(size_t N) const {
-  return cellIdOf(*P->Cells[N].first, *P->Cells[N].second,
-                  P->Cells[N].second->Conc,
+  return cellIdOf(*P->Cells[N].R, *P->Cells[N].C, P->Cells[N].C->Conc,
                   P->Merged);
 }
 
-int64_t PlanLowering::cellConc(size_t N) const {
-  return P->Cells[N].second->Conc;
-}
+int64_t PlanLowering::cellConc(size_t N) const { return P->Cells[N].C->Conc; }
 
 const std::string &PlanLowering::cellRecipe(size_t N) const {
-  return P->Cells[N].first->Name;
+  return P->Cells[N].R->Name;
 }

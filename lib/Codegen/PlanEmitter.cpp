@@ -2,12 +2,19 @@
 
 #include "arecipe/Codegen/PlanEmitter.h"
 
+#include "arecipe/Support/JsonWriter.h"
+
 #include "llvm/Support/raw_ostream.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
+#include <cstdlib>
+#include <type_traits>
 
 using namespace arecipe;
 using namespace arecipe::codegen;
+using arecipe::support::JsonWriter;
 
 OrderedJSON codegen::toJSON(const PlanNumber &N) {
   if (N.isInteger())
@@ -16,78 +23,249 @@ OrderedJSON codegen::toJSON(const PlanNumber &N) {
          static_cast<double>(N.denominator());
 }
 
-std::string codegen::toText(const PlanNumber &N) { return toJSON(N).dump(); }
+std::string codegen::toText(const PlanNumber &N) {
+  if (N.isInteger())
+    return std::to_string(N.numerator());
+  std::string S;
+  JsonWriter::appendDouble(S, static_cast<double>(N.numerator()) /
+                                  static_cast<double>(N.denominator()));
+  return S;
+}
 
 template <typename T> static OrderedJSON orNull(const std::optional<T> &V) {
   return V ? OrderedJSON(*V) : OrderedJSON(nullptr);
 }
 
+/// A recipe value as the plan holds it: the compact JSON of sema::toJSON
+/// read back as a document (so a float is the nearest double, written in
+/// its shortest form). Only the header's few values go this way; a cell's
+/// are written by writeValue below.
 static OrderedJSON valueJSON(const sema::Value &V) {
   return OrderedJSON::parse(sema::toJSON(V));
 }
 
-static OrderedJSON originJSON(const KnobOrigin &O) {
-  OrderedJSON J = OrderedJSON::object();
-  if (O.Where) {
-    J["file"] = O.Where->File;
-    J["line"] = O.Where->Line;
-    J["col"] = O.Where->Col;
+static void writeNumber(JsonWriter &W, const PlanNumber &N) {
+  if (N.isInteger())
+    W.number(N.numerator());
+  else
+    W.number(static_cast<double>(N.numerator()) /
+             static_cast<double>(N.denominator()));
+}
+
+static void writeNumber(JsonWriter &W, std::string_view Key,
+                        const PlanNumber &N) {
+  W.key(Key);
+  writeNumber(W, N);
+}
+
+/// The JSON of the map's keys as sema::toJSON spells them, or nullopt when
+/// two keys spell the same (then the document sema::toJSON's text parses
+/// to, which keeps the first key's place and the last value, is the
+/// reference; writeValue falls back to it).
+static std::optional<std::vector<std::string>>
+distinctKeys(const std::vector<std::pair<sema::Value, sema::Value>> &Entries) {
+  std::vector<std::string> Keys;
+  Keys.reserve(Entries.size());
+  for (const auto &[K, E] : Entries) {
+    std::optional<std::string> KS = sema::renderValue(K);
+    Keys.push_back(KS ? std::move(*KS) : K.str());
   }
-  J["level"] = sema::getSpelling(O.Level).str();
-  return J;
+  std::vector<llvm::StringRef> Sorted(Keys.begin(), Keys.end());
+  llvm::sort(Sorted);
+  if (std::adjacent_find(Sorted.begin(), Sorted.end()) != Sorted.end())
+    return std::nullopt;
+  return Keys;
+}
+
+/// V written as valueJSON(V) would be dumped, without the round trip
+/// through text: the same cases as sema::toJSON, each as the parse of its
+/// text gives it back.
+void codegen::writeValue(const sema::Value &V, JsonWriter &W) {
+  switch (V.kind()) {
+  case sema::ValueKind::Float: {
+    NumericResult<std::string> D = V.getNumber().toDecimalString();
+    if (!D)
+      return W.string(V.getNumber().str());
+    // The exact decimal read as a double, as the JSON parser reads it.
+    return W.number(std::strtod(D->c_str(), nullptr));
+  }
+  case sema::ValueKind::Int:
+    return W.number(V.getInt());
+  case sema::ValueKind::Bool:
+    return W.boolean(V.getBool());
+  case sema::ValueKind::None:
+    return W.null();
+  case sema::ValueKind::Quantity:
+  case sema::ValueKind::Range:
+  case sema::ValueKind::Server:
+  case sema::ValueKind::Record:
+    return W.string(V.str());
+  case sema::ValueKind::List:
+    W.beginArray();
+    V.forEachRun(
+        [&](llvm::ArrayRef<sema::Value> Items) {
+          for (const sema::Value &E : Items)
+            writeValue(E, W);
+        },
+        [&](int64_t Lo, int64_t Step, uint64_t Count) {
+          for (uint64_t N = 0; N < Count; ++N)
+            W.number(Lo + Step * static_cast<int64_t>(N));
+        });
+    return W.endArray();
+  case sema::ValueKind::Map: {
+    const auto &Entries = V.getEntries();
+    std::optional<std::vector<std::string>> Keys = distinctKeys(Entries);
+    if (!Keys)
+      return W.value(valueJSON(V));
+    W.beginObject();
+    for (size_t N = 0; N < Entries.size(); ++N) {
+      W.key((*Keys)[N]);
+      writeValue(Entries[N].second, W);
+    }
+    return W.endObject();
+  }
+  default: {
+    std::optional<std::string> S = sema::renderValue(V);
+    return W.string(S ? *S : V.str());
+  }
+  }
+}
+
+template <typename T>
+static void writeOr(JsonWriter &W, std::string_view Key,
+                    const std::optional<T> &V) {
+  W.key(Key);
+  if (!V)
+    return W.null();
+  if constexpr (std::is_same_v<T, std::string>)
+    W.string(*V);
+  else if constexpr (std::is_same_v<T, bool>)
+    W.boolean(*V);
+  else
+    W.number(static_cast<int64_t>(*V));
+}
+
+static void writeStrings(JsonWriter &W, std::string_view Key,
+                         const std::vector<std::string> &L) {
+  W.key(Key);
+  W.beginArray();
+  for (const std::string &S : L)
+    W.string(S);
+  W.endArray();
+}
+
+/// Pairs as an object whose keys are the pairs' names, as assigning them
+/// one by one to a JSON object gives it: a repeated name keeps its first
+/// place and takes the last value.
+template <typename V, typename WriteFn>
+static void writePairs(JsonWriter &W,
+                       const std::vector<std::pair<std::string, V>> &Pairs,
+                       WriteFn Write) {
+  W.beginObject();
+  for (size_t N = 0; N < Pairs.size(); ++N) {
+    bool Seen = false;
+    for (size_t M = 0; M < N && !Seen; ++M)
+      Seen = Pairs[M].first == Pairs[N].first;
+    if (Seen)
+      continue;
+    size_t Last = N;
+    for (size_t M = N + 1; M < Pairs.size(); ++M)
+      if (Pairs[M].first == Pairs[N].first)
+        Last = M;
+    W.key(Pairs[N].first);
+    Write(Pairs[Last].second);
+  }
+  W.endObject();
+}
+
+/// `"Key": [...]`, one element per item.
+template <typename Range, typename Fn>
+static void writeArray(JsonWriter &W, std::string_view Key, const Range &Items,
+                       Fn Each) {
+  W.key(Key);
+  W.beginArray();
+  for (const auto &E : Items)
+    Each(E);
+  W.endArray();
+}
+
+/// `{...}` with the members Members writes.
+template <typename Fn> static void writeObject(JsonWriter &W, Fn Members) {
+  W.beginObject();
+  Members();
+  W.endObject();
+}
+
+static void writeOrigin(JsonWriter &W, const KnobOrigin &O) {
+  W.beginObject();
+  if (O.Where) {
+    W.member("file", O.Where->File);
+    W.member("line", O.Where->Line);
+    W.member("col", O.Where->Col);
+  }
+  llvm::StringRef Level = sema::getSpelling(O.Level);
+  W.key("level");
+  W.string(std::string_view(Level.data(), Level.size()));
+  W.endObject();
 }
 
 namespace {
 /// The fields of each pre-flight action after its `action`, in schema
 /// order.
 struct PreflightFields {
-  OrderedJSON &J;
-  void operator()(const preflight::UnsetEnv &S) { J["names"] = S.Names; }
+  JsonWriter &W;
+  void operator()(const preflight::UnsetEnv &S) {
+    writeStrings(W, "names", S.Names);
+  }
   void operator()(const preflight::RequireVersion &S) {
-    J["tool"] = S.Tool;
-    J["probe"] = S.Probe;
-    J["pattern"] = S.Pattern;
-    J["on_mismatch"] =
-        S.OnMismatchDo == preflight::RequireVersion::OnMismatch::Fail ? "fail"
-                                                                      : "warn";
+    W.member("tool", S.Tool);
+    writeStrings(W, "probe", S.Probe);
+    W.member("pattern", S.Pattern);
+    W.member("on_mismatch",
+             S.OnMismatchDo == preflight::RequireVersion::OnMismatch::Fail
+                 ? "fail"
+                 : "warn");
   }
   void operator()(const preflight::StageModel &S) {
-    J["repo"] = S.Repo;
-    J["attempts"] = S.Attempts;
-    J["delay_s"] = toJSON(S.DelayS);
-    J["env"] = OrderedJSON::object();
+    W.member("repo", S.Repo);
+    W.member("attempts", S.Attempts);
+    writeNumber(W, "delay_s", S.DelayS);
+    W.key("env");
+    W.beginObject();
+    W.endObject();
   }
   void operator()(const preflight::CheckPaths &S) {
-    J["paths"] = S.Paths;
-    J["nodes"] = S.On == preflight::CheckPaths::Nodes::All ? "all" : "rank0";
+    writeStrings(W, "paths", S.Paths);
+    W.member("nodes",
+             S.On == preflight::CheckPaths::Nodes::All ? "all" : "rank0");
   }
   void operator()(const preflight::WaitCleanGpus &S) {
-    J["max_used_fraction"] = toJSON(S.MaxUsedFraction);
-    J["timeout_s"] = toJSON(S.TimeoutS);
-    J["poll_s"] = S.PollS;
+    writeNumber(W, "max_used_fraction", S.MaxUsedFraction);
+    writeNumber(W, "timeout_s", S.TimeoutS);
+    W.member("poll_s", S.PollS);
   }
   void operator()(const preflight::PrepareCache &S) {
-    J["dir"] = S.Dir;
+    W.member("dir", S.Dir);
     if (S.FromImagePath)
-      J["from_image_path"] = *S.FromImagePath;
-    J["scope"] = S.Scope;
-    J["fallback"] = "private";
+      W.member("from_image_path", *S.FromImagePath);
+    W.member("scope", S.Scope);
+    W.member("fallback", "private");
   }
   void operator()(const preflight::VerifyImport &S) {
-    J["package"] = S.Package;
-    J["python"] = S.Python;
-    J["expect_prefix"] = S.ExpectPrefix;
+    W.member("package", S.Package);
+    writeStrings(W, "python", S.Python);
+    W.member("expect_prefix", S.ExpectPrefix);
   }
   void operator()(const preflight::RunStep &S) {
-    J["argv"] = S.Argv;
-    J["timeout_s"] = toJSON(S.TimeoutS);
+    writeStrings(W, "argv", S.Argv);
+    writeNumber(W, "timeout_s", S.TimeoutS);
   }
   void operator()(const preflight::Capture &S) {
-    J["name"] = S.Name;
-    J["argv"] = S.Argv;
-    J["timeout_s"] = toJSON(S.TimeoutS);
+    W.member("name", S.Name);
+    writeStrings(W, "argv", S.Argv);
+    writeNumber(W, "timeout_s", S.TimeoutS);
     if (S.SimulatedOutput)
-      J["simulated_output"] = *S.SimulatedOutput;
+      W.member("simulated_output", *S.SimulatedOutput);
   }
 };
 
@@ -96,137 +274,171 @@ static const char *endpointName(ClientEndpoint E) {
 }
 
 struct WorkloadFields {
-  OrderedJSON &W;
-  void operator()(std::monostate) {}
+  JsonWriter &W;
+  void operator()(std::monostate) { W.null(); }
   void operator()(const AgenticWorkload &A) {
-    W["kind"] = "agentic";
-    W["trace"] = A.Trace;
-    W["duration_s"] = toJSON(A.DurationS);
-    W["warmup_s"] = toJSON(A.WarmupS);
-    W["max_failed_fraction"] = toJSON(A.MaxFailedFraction);
+    W.beginObject();
+    W.member("kind", "agentic");
+    W.member("trace", A.Trace);
+    writeNumber(W, "duration_s", A.DurationS);
+    writeNumber(W, "warmup_s", A.WarmupS);
+    writeNumber(W, "max_failed_fraction", A.MaxFailedFraction);
     if (A.Endpoint)
-      W["endpoint"] = endpointName(*A.Endpoint);
+      W.member("endpoint", endpointName(*A.Endpoint));
+    W.endObject();
   }
   void operator()(const FixedWorkload &F) {
-    W["kind"] = "fixed";
-    W["isl"] = F.Isl;
-    W["osl"] = F.Osl;
-    W["range_ratio"] = toJSON(F.RangeRatio);
-    W["num_prompts"] = F.NumPrompts;
-    W["warmup"] = F.Warmup;
-    W["ignore_eos"] = true;
-    W["request_rate"] = toJSON(F.RequestRate);
+    W.beginObject();
+    W.member("kind", "fixed");
+    W.member("isl", F.Isl);
+    W.member("osl", F.Osl);
+    writeNumber(W, "range_ratio", F.RangeRatio);
+    W.member("num_prompts", F.NumPrompts);
+    W.member("warmup", F.Warmup);
+    W.member("ignore_eos", true);
+    writeNumber(W, "request_rate", F.RequestRate);
     if (F.UseChatTemplate)
-      W["use_chat_template"] = *F.UseChatTemplate;
+      W.member("use_chat_template", *F.UseChatTemplate);
     if (F.Endpoint)
-      W["endpoint"] = endpointName(*F.Endpoint);
+      W.member("endpoint", endpointName(*F.Endpoint));
     if (F.PromptMode) {
-      W["prompt_mode"] = *F.PromptMode;
-      W["tokenizer"] = F.Tokenizer;
+      W.member("prompt_mode", *F.PromptMode);
+      W.member("tokenizer", F.Tokenizer);
     }
+    W.endObject();
   }
 };
 } // namespace
 
-static OrderedJSON processJSON(const ProcessSpec &P, bool V11) {
-  OrderedJSON J;
-  J["name"] = P.Name;
-  J["role"] = P.Role;
-  J["node_rank"] = P.NodeRank;
-  J["argv"] = P.Argv;
-  J["env"] = P.Env;
-  J["env_unset"] = P.EnvUnset;
-  J["gpus"] = orNull(P.Gpus);
-  J["numa"] = nullptr;
-  J["port"] = orNull(P.Port);
-  if (P.Endpoints) {
-    J["endpoints"] = OrderedJSON::object();
-    for (const auto &[Name, Path] : *P.Endpoints)
-      J["endpoints"][Name] = Path;
+static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
+  W.beginObject();
+  W.member("name", P.Name);
+  W.member("role", P.Role);
+  W.member("node_rank", P.NodeRank);
+  writeStrings(W, "argv", P.Argv);
+  W.key("env");
+  W.beginObject();
+  for (const auto &[Name, Value] : P.Env)
+    W.member(Name, Value);
+  W.endObject();
+  writeStrings(W, "env_unset", P.EnvUnset);
+  W.key("gpus");
+  if (P.Gpus) {
+    W.beginArray();
+    for (int64_t G : *P.Gpus)
+      W.number(G);
+    W.endArray();
   } else {
-    J["endpoints"] = nullptr;
+    W.null();
   }
-  J["after"] = P.After;
-  J["ready"]["startup_timeout_s"] = toJSON(P.StartupTimeoutS);
-  J["ready"]["stall_timeout_s"] = toJSON(P.StallTimeoutS);
-  J["ready"]["requires_model"] = orNull(P.RequiresModel);
+  W.member("numa", nullptr);
+  writeOr(W, "port", P.Port);
+  W.key("endpoints");
+  if (P.Endpoints)
+    writePairs(W, *P.Endpoints,
+               [&](const std::string &Path) { W.string(Path); });
+  else
+    W.null();
+  writeStrings(W, "after", P.After);
+  W.key("ready");
+  W.beginObject();
+  writeNumber(W, "startup_timeout_s", P.StartupTimeoutS);
+  writeNumber(W, "stall_timeout_s", P.StallTimeoutS);
+  writeOr(W, "requires_model", P.RequiresModel);
   switch (P.Ready) {
   case ProcessSpec::Readiness::Default:
     break;
   case ProcessSpec::Readiness::Tcp:
-    J["ready"]["kind"] = "tcp";
+    W.member("kind", "tcp");
     break;
   case ProcessSpec::Readiness::Alive:
-    J["ready"]["kind"] = "alive";
-    J["ready"]["alive_s"] = toJSON(P.AliveS);
+    W.member("kind", "alive");
+    writeNumber(W, "alive_s", P.AliveS);
     break;
   }
-  J["serves_api"] = P.ServesApi;
+  W.endObject();
+  W.member("serves_api", P.ServesApi);
   if (V11) {
-    J["template"] = P.Template;
-    J["replica"] = P.Replica;
-    J["node"] = orNull(P.Node);
+    W.member("template", P.Template);
+    W.member("replica", P.Replica);
+    writeOr(W, "node", P.Node);
     if (P.SimRouter) {
-      J["sim_router"]["policy"] = orNull(P.SimRouter->Policy);
-      J["sim_router"]["header"] = orNull(P.SimRouter->Header);
+      W.key("sim_router");
+      W.beginObject();
+      writeOr(W, "policy", P.SimRouter->Policy);
+      writeOr(W, "header", P.SimRouter->Header);
+      W.endObject();
     }
   }
-  return J;
+  W.endObject();
 }
 
-OrderedJSON codegen::toJSON(const PlanCell &C) {
-  OrderedJSON J;
-  J["id"] = C.Id;
-  J["recipe"] = C.Recipe;
+void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
+  W.beginObject();
+  W.member("id", C.Id);
+  W.member("recipe", C.Recipe);
   // v1.1's fields only in a cell that uses v1.1, so a v1 plan stays v1.
   bool V11 = usesV11(C);
-  if (V11)
-    J["arm"] = orNull(C.Arm);
-  J["conc"] = C.Conc;
-  J["band"] = orNull(C.Band);
-  J["server_from"] = orNull(C.ServerFrom);
-  J["gpus"] = C.Gpus;
-  J["nodes"] = C.Nodes;
   if (V11) {
-    J["gpus_by_role"] = OrderedJSON::object();
-    for (const auto &[Role, Gpus] : C.GpusByRole)
-      J["gpus_by_role"][Role] = Gpus;
-    J["server_reuse"] = C.ServerReuse == PlanCell::Reuse::Arm ? "arm" : "cell";
+    writeOr(W, "arm", C.Arm);
   }
-  J["knobs"] = OrderedJSON::array();
-  for (const PlanKnob &K : C.Knobs)
-    J["knobs"].push_back({{"name", K.Name},
-                          {"value", valueJSON(K.Value)},
-                          {"origin", originJSON(K.Origin)}});
-  J["preflight"] = OrderedJSON::array();
-  for (const PreflightStep &S : C.Preflight) {
-    OrderedJSON A = {{"action", actionName(S)}};
-    std::visit(PreflightFields{A}, S);
-    J["preflight"].push_back(std::move(A));
+  W.member("conc", C.Conc);
+  writeOr(W, "band", C.Band);
+  writeOr(W, "server_from", C.ServerFrom);
+  W.member("gpus", C.Gpus);
+  W.member("nodes", C.Nodes);
+  if (V11) {
+    W.key("gpus_by_role");
+    writePairs(W, C.GpusByRole, [&](int64_t Gpus) { W.number(Gpus); });
+    W.member("server_reuse",
+             C.ServerReuse == PlanCell::Reuse::Arm ? "arm" : "cell");
   }
-  J["processes"] = OrderedJSON::array();
-  for (const ProcessSpec &P : C.Processes)
-    J["processes"].push_back(processJSON(P, V11));
+  writeArray(W, "knobs", C.Knobs, [&](const PlanKnob &K) {
+    writeObject(W, [&] {
+      W.member("name", K.Name);
+      W.key("value");
+      writeValue(K.Value, W);
+      W.key("origin");
+      writeOrigin(W, K.Origin);
+    });
+  });
+  writeArray(W, "preflight", C.Preflight, [&](const PreflightStep &S) {
+    writeObject(W, [&] {
+      W.member("action", actionName(S));
+      std::visit(PreflightFields{W}, S);
+    });
+  });
+  writeArray(W, "processes", C.Processes,
+             [&](const ProcessSpec &P) { writeProcess(W, P, V11); });
   // v1.1: only a cell with files has the field, so a v1 plan stays v1.
-  if (!C.Files.empty()) {
-    J["files"] = OrderedJSON::array();
-    for (const PlanFile &F : C.Files)
-      J["files"].push_back({{"name", F.Name}, {"content", F.Content}});
-  }
-  OrderedJSON &Client = J["client"];
-  Client["target"] = C.Client.Target;
-  Client["served_model_name"] = C.Client.ServedModelName;
-  Client["concurrency"] = C.Client.Concurrency;
-  Client["workload"] = nullptr;
-  std::visit(WorkloadFields{Client["workload"]}, C.Client.Workload);
-  Client["session_header"] = orNull(C.Client.SessionHeader);
-  J["profile"] = OrderedJSON::array();
-  for (const ProfileWindow &W : C.Profile)
-    J["profile"].push_back(
-        {{"start_s", toJSON(W.StartS)}, {"duration_s", toJSON(W.DurationS)}});
-  J["validity"]["max_error_rate"] = toJSON(C.MaxErrorRate);
-  J["validity"]["required_metric_prefix"] = orNull(C.RequiredMetricPrefix);
-  return J;
+  if (!C.Files.empty())
+    writeArray(W, "files", C.Files, [&](const PlanFile &F) {
+      writeObject(W, [&] {
+        W.member("name", F.Name);
+        W.member("content", F.Content);
+      });
+    });
+  W.key("client");
+  W.beginObject();
+  W.member("target", C.Client.Target);
+  W.member("served_model_name", C.Client.ServedModelName);
+  W.member("concurrency", C.Client.Concurrency);
+  W.key("workload");
+  std::visit(WorkloadFields{W}, C.Client.Workload);
+  writeOr(W, "session_header", C.Client.SessionHeader);
+  W.endObject();
+  writeArray(W, "profile", C.Profile, [&](const ProfileWindow &P) {
+    writeObject(W, [&] {
+      writeNumber(W, "start_s", P.StartS);
+      writeNumber(W, "duration_s", P.DurationS);
+    });
+  });
+  W.key("validity");
+  W.beginObject();
+  writeNumber(W, "max_error_rate", C.MaxErrorRate);
+  writeOr(W, "required_metric_prefix", C.RequiredMetricPrefix);
+  W.endObject();
+  W.endObject();
 }
 
 static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
@@ -286,39 +498,27 @@ OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
   return J;
 }
 
-/// Text as it appears nested Depth spaces deep in an indented dump: every
-/// line but the first shifted right. (A JSON string never holds a raw
-/// newline, so lines are the dump's own.)
-static void writeIndented(llvm::StringRef Text, unsigned Depth,
-                          llvm::raw_ostream &OS) {
-  for (size_t Begin = 0; Begin < Text.size();) {
-    size_t End = Text.find('\n', Begin);
-    if (End == llvm::StringRef::npos)
-      End = Text.size();
-    OS.indent(Depth) << Text.slice(Begin, End);
-    if (End < Text.size())
-      OS << '\n';
-    Begin = End + 1;
-  }
-}
-
 void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
-  // The document is the header with an empty "cells" array, dumped as
-  // nlohmann::json dumps it, with the cells written into the array one at
-  // a time -- byte for byte the dump of the whole document, which is never
-  // built.
-  std::string Header = toJSON(Plan.header()).dump(2);
-  llvm::StringRef Text(Header);
-  const llvm::StringRef EmptyCells = "[]\n}";
-  assert(Text.endswith(EmptyCells) && "\"cells\" is the header's last key");
-  if (!Plan.size()) {
-    OS << Text << "\n";
-    return;
+  // The header is small and built as a document (its figures may nest and
+  // overwrite one another); the cells, 20 KB each, are written straight to
+  // the stream, one at a time, so the plan is never whole in memory.
+  OrderedJSON Header = toJSON(Plan.header());
+  JsonWriter W;
+  W.beginObject();
+  for (auto It = Header.begin(); It != Header.end(); ++It) {
+    if (It.key() == "cells")
+      continue;
+    W.key(It.key());
+    W.value(It.value());
   }
-  OS << Text.drop_back(EmptyCells.size()) << "[\n";
+  W.key("cells");
+  W.beginArray();
   for (size_t I = 0; I < Plan.size(); ++I) {
-    writeIndented(toJSON(Plan.cell(I)).dump(2), 4, OS);
-    OS << (I + 1 < Plan.size() ? ",\n" : "\n");
+    writeCell(Plan.cell(I), W);
+    OS << W.text();
+    W.clear();
   }
-  OS << "  ]\n}\n";
+  W.endArray();
+  W.endObject();
+  OS << W.text() << "\n";
 }

@@ -68,11 +68,14 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       return std::nullopt;
     return RV->V;
   }
-  auto NameIt = R.Names.find(Name.str());
+  auto NameIt = R.Names.find(Name);
   const CellName *CN = NameIt == R.Names.end() ? nullptr : &NameIt->second;
   bool PerRole = CN && CN->isPerRole(Name);
   std::string Role = PerRole ? RoleIn.str() : "";
-  std::vector<AssignmentState *> &As = R.ByName[Name.str()];
+  auto ByIt = R.ByName.find(Name);
+  if (ByIt == R.ByName.end())
+    ByIt = R.ByName.emplace(Name.str(), std::vector<AssignmentState *>()).first;
+  std::vector<AssignmentState *> &As = ByIt->second;
 
   if (PerRole && Role.empty() && CS.TopologyKnown && C.isDisaggregated()) {
     // A shared formula reads a per-role name: fine where the roles agree.

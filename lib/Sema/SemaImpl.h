@@ -157,8 +157,10 @@ struct RecipeState {
   std::vector<AtConcState *> Ats; ///< Source order.
   /// Out->Assignments as Sema's objects.
   std::vector<AssignmentState *> Assignments;
-  std::map<std::string, CellName> Names;
-  std::map<std::string, std::vector<AssignmentState *>> ByName;
+  /// Looked up by StringRef for every name a cell reads (std::less<>: no
+  /// string built per lookup).
+  std::map<std::string, CellName, std::less<>> Names;
+  std::map<std::string, std::vector<AssignmentState *>, std::less<>> ByName;
   /// `router.NAME = ...`: knobs of whichever router a cell's topology
   /// names, resolved with the router (SemaProcesses.cpp).
   std::vector<AssignmentState *> RouterAssignments;

@@ -307,7 +307,9 @@ public:
   /// The number of cells: ascending concurrency, then recipe order (arm by
   /// arm in a recipe with arms).
   size_t size() const;
-  /// Cell I, lowered now (after check() returned true).
+  /// Cell I (after check() returned true): the first time, what check()
+  /// lowered for it (kept for the first cells of a plan), otherwise
+  /// lowered now.
   PlanCell cell(size_t I);
   /// Cell I's id (`c14`, or `recipe.c14` in a plan of several recipes),
   /// concurrency and recipe, without lowering it.

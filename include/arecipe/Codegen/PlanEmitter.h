@@ -3,8 +3,9 @@
 // Writes a launch plan as the JSON of docs/plan-schema.md
 // (`"schema": "arecipe.plan/v1"`): keys in the order the schema lists them,
 // two-space indentation, one argv element per line, a newline at the end.
-// The cells are lowered and written one at a time, so a plan of 10,000
-// cells is never whole in memory. Same plan, same bytes: nothing here reads
+// The cells are written one at a time, straight to the stream
+// (support::JsonWriter, no document per cell), so a plan of 10,000 cells is
+// never whole in memory. Same plan, same bytes: nothing here reads
 // the clock, the environment or the file system.
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +21,10 @@ namespace llvm {
 class raw_ostream;
 }
 
+namespace arecipe::support {
+class JsonWriter;
+}
+
 namespace arecipe::codegen {
 
 /// JSON with keys kept in insertion order: plans list keys in the order
@@ -32,8 +37,14 @@ OrderedJSON toJSON(const PlanNumber &N);
 /// The same number's text ("600", "0.01"), for the shell launcher.
 std::string toText(const PlanNumber &N);
 
-/// One cell as the plan's `cells` array holds it.
-OrderedJSON toJSON(const PlanCell &C);
+/// A recipe value as a plan holds it (a knob's `value`), written where W
+/// is: the bytes of parsing sema::toJSON(V) and dumping the document, so a
+/// float is the nearest double in its shortest form.
+void writeValue(const sema::Value &V, support::JsonWriter &W);
+
+/// One cell as the plan's `cells` array holds it, written where W is
+/// (the plan's bytes: as nlohmann's dump(2) of the cell's document).
+void writeCell(const PlanCell &C, support::JsonWriter &W);
 
 /// The plan's header as a document whose `cells` array is empty.
 OrderedJSON toJSON(const PlanHeader &H);

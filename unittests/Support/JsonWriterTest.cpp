@@ -1,0 +1,208 @@
+//===- JsonWriterTest.cpp - Indented JSON written as it is produced -------===//
+//
+// The writer's contract is nlohmann's dump, byte for byte (the plan's
+// format): each test builds the same document both ways and compares.
+//
+//===----------------------------------------------------------------------===//
+
+#include "arecipe/Support/JsonWriter.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace arecipe::support;
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string written(const ordered_json &V, int Indent) {
+  JsonWriter W(Indent);
+  W.value(V);
+  EXPECT_TRUE(W.complete());
+  return W.text();
+}
+
+std::string stringLiteral(std::string_view S) {
+  std::string Out;
+  JsonWriter::appendString(Out, S);
+  return Out;
+}
+
+std::string doubleText(double D) {
+  std::string Out;
+  JsonWriter::appendDouble(Out, D);
+  return Out;
+}
+
+TEST(JsonWriter, NestingAndIndentAsDump) {
+  ordered_json V = ordered_json::parse(R"({
+    "z": 1, "a": [1, [], {}, [2, [3, {"k": null}]], {"x": true, "y": false}],
+    "empty_obj": {}, "empty_list": [], "s": "text", "neg": -7, "f": 0.5,
+    "deep": {"a": {"b": {"c": [[[]]]}}}
+  })");
+  for (int Indent : {-1, 0, 2, 4})
+    EXPECT_EQ(written(V, Indent), V.dump(Indent)) << "indent " << Indent;
+  // Scalars at the top level, and empty containers.
+  for (const char *Text :
+       {"null", "true", "3", "-3", "1.5", "\"x\"", "[]", "{}"}) {
+    ordered_json S = ordered_json::parse(Text);
+    EXPECT_EQ(written(S, 2), S.dump(2)) << Text;
+  }
+}
+
+TEST(JsonWriter, TokenCallsGiveTheDumpOfTheSameDocument) {
+  JsonWriter W;
+  W.beginObject();
+  W.member("id", "c1");
+  W.member("conc", int64_t(64));
+  W.member("line", 12u);
+  W.member("ok", true);
+  W.member("none", nullptr);
+  W.key("argv");
+  W.beginArray();
+  W.string("python3");
+  W.string("-m");
+  W.endArray();
+  W.key("env");
+  W.beginObject();
+  W.endObject();
+  W.key("ratio");
+  W.number(0.8);
+  W.key("dom");
+  W.value(ordered_json::parse(R"({"b": [1, {"c": 2}], "a": {}})"));
+  W.endObject();
+  EXPECT_TRUE(W.complete());
+  ordered_json V;
+  V["id"] = "c1";
+  V["conc"] = 64;
+  V["line"] = 12u;
+  V["ok"] = true;
+  V["none"] = nullptr;
+  V["argv"] = {"python3", "-m"};
+  V["env"] = ordered_json::object();
+  V["ratio"] = 0.8;
+  V["dom"] = ordered_json::parse(R"({"b": [1, {"c": 2}], "a": {}})");
+  EXPECT_EQ(W.text(), V.dump(2));
+}
+
+TEST(JsonWriter, ClearKeepsThePlaceInTheDocument) {
+  JsonWriter W;
+  std::string All;
+  W.beginArray();
+  for (int I = 0; I < 3; ++I) {
+    W.beginObject();
+    W.member("i", int64_t(I));
+    W.endObject();
+    All += W.text();
+    W.clear();
+  }
+  W.endArray();
+  All += W.text();
+  EXPECT_EQ(All,
+            ordered_json::parse(R"([{"i": 0}, {"i": 1}, {"i": 2}])").dump(2));
+}
+
+TEST(JsonWriter, EveryByteEscapedAsDumpEscapesIt) {
+  // Each ASCII byte alone and inside text (control characters, quote,
+  // backslash, DEL).
+  for (int C = 0; C < 0x80; ++C) {
+    std::string S(1, static_cast<char>(C));
+    EXPECT_EQ(stringLiteral(S), ordered_json(S).dump()) << "byte " << C;
+    std::string T = "a" + S + "b" + S;
+    EXPECT_EQ(stringLiteral(T), ordered_json(T).dump()) << "byte " << C;
+  }
+  // Valid UTF-8 of every length is copied as it is (ensure_ascii off).
+  for (const char *S : {"caf\xc3\xa9", "\xe2\x82\xac 5", "\xf0\x9f\x98\x80",
+                        "\xef\xbf\xbf", "tab\there \"quoted\" back\\slash"})
+    EXPECT_EQ(stringLiteral(S), ordered_json(S).dump()) << S;
+  // Keys are escaped the same way.
+  JsonWriter W;
+  W.beginObject();
+  W.member("k\"\n\x01", "v");
+  W.endObject();
+  ordered_json V;
+  V["k\"\n\x01"] = "v";
+  EXPECT_EQ(W.text(), V.dump(2));
+}
+
+TEST(JsonWriter, InvalidUtf8IsReplacedNotThrown) {
+  // nlohmann's strict dump throws here; the writer never does.
+  EXPECT_EQ(stringLiteral("a\xff"
+                          "b"),
+            "\"a\xef\xbf\xbd"
+            "b\"");
+  EXPECT_EQ(stringLiteral("\xc3"), "\"\xef\xbf\xbd\"");
+  // The same as nlohmann's dump with replacement for a lone bad byte.
+  std::string Bad = "x\x80y";
+  EXPECT_EQ(stringLiteral(Bad),
+            ordered_json(Bad).dump(-1, ' ', false,
+                                   nlohmann::json::error_handler_t::replace));
+}
+
+TEST(JsonWriter, DoublesAsDumpWritesThem) {
+  const double Values[] = {0.0,
+                           -0.0,
+                           0.1,
+                           0.01,
+                           1.0 / 3.0,
+                           2.0 / 3.0,
+                           100.0,
+                           1e30,
+                           1e-30,
+                           123456789012345678.0,
+                           1e15,
+                           1e16,
+                           1e17,
+                           1e21,
+                           1e22,
+                           1e-5,
+                           1e-4,
+                           0.001,
+                           5e-324,
+                           std::numeric_limits<double>::min(),
+                           std::numeric_limits<double>::max(),
+                           std::numeric_limits<double>::lowest(),
+                           -1.5,
+                           0.8,
+                           0.95,
+                           1.1,
+                           2.5e-7};
+  for (double D : Values)
+    EXPECT_EQ(doubleText(D), ordered_json(D).dump()) << D;
+  // Whatever the bits, the shortest round-trip form of nlohmann's dump.
+  std::mt19937_64 Rng(19);
+  for (int I = 0; I < 20000; ++I) {
+    uint64_t Bits = Rng();
+    double D;
+    std::memcpy(&D, &Bits, sizeof D);
+    if (!std::isfinite(D))
+      continue;
+    ASSERT_EQ(doubleText(D), ordered_json(D).dump()) << "bits " << Bits;
+    double R = static_cast<double>(Rng() % 1000000) / 1000.0;
+    ASSERT_EQ(doubleText(R), ordered_json(R).dump()) << R;
+  }
+  // Not a JSON number: null, as dump writes it.
+  EXPECT_EQ(doubleText(std::nan("")), "null");
+  EXPECT_EQ(doubleText(std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(doubleText(std::nan("")), ordered_json(std::nan("")).dump());
+}
+
+TEST(JsonWriter, IntegersAtTheirLimits) {
+  JsonWriter W(-1);
+  W.beginArray();
+  W.number(std::numeric_limits<int64_t>::min());
+  W.number(std::numeric_limits<int64_t>::max());
+  W.number(std::numeric_limits<uint64_t>::max());
+  W.number(int64_t(0));
+  W.endArray();
+  ordered_json V = {std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max(),
+                    std::numeric_limits<uint64_t>::max(), 0};
+  EXPECT_EQ(W.text(), V.dump());
+}
+
+} // namespace
