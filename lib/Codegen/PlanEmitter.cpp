@@ -112,6 +112,10 @@ struct WorkloadFields {
     W["isl"] = F.Isl;
     W["osl"] = F.Osl;
     W["range_ratio"] = toJSON(F.RangeRatio);
+    // v1.1: a v1 plan's lengths are vLLM's rule, so "around" needs no
+    // field and such a plan stays v1.
+    if (F.RangeRule == "below")
+      W["range_rule"] = F.RangeRule;
     W["num_prompts"] = F.NumPrompts;
     W["warmup"] = F.Warmup;
     W["ignore_eos"] = true;

@@ -503,6 +503,8 @@ public:
   void runChecks(RecipeState &R, CellState &CS);
   void checkConstraints(RecipeState &R, CellState &CS);
   void checkContextLength(RecipeState &R, CellState &CS);
+  bool checkFixedLengths(llvm::ArrayRef<std::pair<std::string, Value>> Fields,
+                         const ast::CallExpr *E);
   /// The context of a formula evaluated for one process of a cell (a
   /// template's `headless`, render conditions, `emit` blocks): the process's
   /// render context and the role its values are read for.
