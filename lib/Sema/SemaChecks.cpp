@@ -228,6 +228,20 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
   }
 }
 
+bool SemaImpl::checkWholeBytes(const Value &V, llvm::StringRef Name,
+                               llvm::SMRange Where) {
+  if (V.kind() != ValueKind::Quantity)
+    return true;
+  NumericResult<Rational> Bytes = V.getQuantity().in(Unit::B);
+  if (!Bytes || Bytes->isInteger())
+    return true;
+  NumericResult<int64_t> Down = Bytes->round(Rounding::Floor);
+  NumericResult<std::string> Exact = Bytes->toDecimalString();
+  diag(Where, DiagID::err_size_not_whole_bytes)
+      << Name << V.str() << (Exact ? *Exact : Bytes->str())
+      << (Down ? std::to_string(*Down) : std::string("?"));
+  return false;
+}
 
 void SemaImpl::checkContextLength(RecipeState &R, CellState &CS) {
   // A fixed scenario draws each input length up to isl and each output
