@@ -316,7 +316,7 @@ void SemaImpl::checkContextLength(RecipeState &R, CellState &CS) {
         << ("isl " + std::to_string(Isl->getInt()) + " and osl " +
             std::to_string(Osl->getInt()) +
             (Around ? " × (1 + ratio " + Ratio->getNumber().str() + ")"
-                    : std::string(", the longest of range \"below\"")))
+                    : std::string(", the longest of range 'below'")))
         << Knob << Limit->V.getInt();
   }
 }

@@ -56,11 +56,18 @@ TEST(LengthRange, BelowFollowsInferenceXClient) {
   EXPECT_EQ(lengthRange(1024, 0, LengthRule::Below), (std::pair<int64_t, int64_t>{1, 1024}));
 }
 
+/// A closed-loop fixed workload of 4 lanes against Target.
+static RunResult runFixed(const Endpoint &Target, const FixedWorkload &F,
+                          CollectingSink &Sink) {
+  WorkloadSpec Spec;
+  Spec.Concurrency = 4;
+  Spec.Kind = F;
+  return runWorkload(Spec, Target, Sink);
+}
+
 // Every drawn length is inside lengthRange and both ends are drawn: the
 // bounds are inclusive under either rule.
 static void expectDrawsSpan(const Endpoint &Target, LengthRule Rule) {
-  WorkloadSpec Spec;
-  Spec.Concurrency = 4;
   FixedWorkload F;
   F.InputTokens = 10;
   F.OutputTokens = 6;
@@ -68,9 +75,8 @@ static void expectDrawsSpan(const Endpoint &Target, LengthRule Rule) {
   F.Rule = Rule;
   F.NumPrompts = 200;
   F.WarmupRequests = 0;
-  Spec.Kind = F;
   CollectingSink Sink;
-  RunResult R = runWorkload(Spec, Target, Sink);
+  RunResult R = runFixed(Target, F, Sink);
   ASSERT_FALSE(R.Aborted) << R.AbortReason;
   auto [InLo, InHi] = lengthRange(10, 0.5, Rule);
   auto [OutLo, OutHi] = lengthRange(6, 0.5, Rule);
@@ -99,15 +105,12 @@ TEST_F(WorkloadTest, AroundRuleDrawsFromItsInclusiveRange) {
 }
 
 TEST_F(WorkloadTest, FixedClosedLoopSendsWarmupThenPrompts) {
-  WorkloadSpec Spec;
-  Spec.Concurrency = 4;
   FixedWorkload F;
   F.InputTokens = 50;
   F.OutputTokens = 8;
   F.RangeRatio = 0.5;
-  Spec.Kind = F;
   CollectingSink Sink;
-  RunResult R = runWorkload(Spec, Target, Sink);
+  RunResult R = runFixed(Target, F, Sink);
   ASSERT_FALSE(R.Aborted) << R.AbortReason;
   // 10 x 4 measured + 2 x 4 warm-up, every one written to the sink.
   EXPECT_EQ(R.Records.size(), 48u);
