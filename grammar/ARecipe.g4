@@ -289,7 +289,10 @@ IDENT : [A-Za-z_] [A-Za-z0-9_]* ;
 // unterminated string is one token that lib/Parse reports at its quote.
 // Escapes and `${...}` interpolations are decoded by lib/Parse.
 RAW_STRING : 'r"' ~["\r\n]* '"'? ;
-STRING     : '"' ( '\\' ~[\r\n]? | ~["\\\r\n] )* '"'? ;
+// An interpolation may hold a closed string (`${f("x")}`) so that the
+// literal is one token and lib/Parse reports what an interpolation holds.
+STRING     : '"' ( '\\' ~[\r\n]? | '${' ( ~["}\r\n] | '"' ~["}\r\n]* '"' )* '}'
+                 | ~["\\\r\n] )* '"'? ;
 
 // Comments are kept for a formatter; an unterminated block comment runs to
 // the end of the file and is reported by lib/Parse.

@@ -37,8 +37,11 @@ public:
       throw std::invalid_argument("a closed-loop workload needs concurrency >= 1");
     if (Open && !(W.RequestRate > 0))
       throw std::invalid_argument("an open-loop workload needs a request rate > 0");
-    if (W.RangeRatio < 0 || W.RangeRatio >= 1)
-      throw std::invalid_argument("range ratio must be in [0, 1)");
+    if (W.RangeRatio < 0 || W.RangeRatio > 1 ||
+        (W.Rule == LengthRule::Around && W.RangeRatio == 1))
+      throw std::invalid_argument(W.Rule == LengthRule::Around
+                                      ? "range ratio must be in [0, 1) under the around rule"
+                                      : "range ratio must be in [0, 1] under the below rule");
     NumMeasured = fixedMeasuredRequests(W, Spec.Concurrency);
     if (NumMeasured < 1)
       throw std::invalid_argument("an uncapped open-loop workload needs a number of prompts");
@@ -60,8 +63,8 @@ private:
   // Bodies are built before the run so no prompt synthesis sits between a
   // request's scheduled and actual send time.
   void prepare() {
-    auto [InLo, InHi] = lengthRange(W.InputTokens, W.RangeRatio);
-    auto [OutLo, OutHi] = lengthRange(W.OutputTokens, W.RangeRatio);
+    auto [InLo, InHi] = lengthRange(W.InputTokens, W.RangeRatio, W.Rule);
+    auto [OutLo, OutHi] = lengthRange(W.OutputTokens, W.RangeRatio, W.Rule);
     if (W.Prompt == PromptMode::TokenIds && Target.Api != ApiKind::Completions)
       throw std::invalid_argument("prompt mode 'token_ids' needs the completions API");
     std::string Err;

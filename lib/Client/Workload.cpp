@@ -15,7 +15,12 @@ using namespace arecipe::client;
 using namespace arecipe::client::detail;
 using nlohmann::json;
 
-std::pair<int64_t, int64_t> arecipe::client::lengthRange(int64_t Length, double RangeRatio) {
+std::pair<int64_t, int64_t> arecipe::client::lengthRange(int64_t Length, double RangeRatio,
+                                                        LengthRule Rule) {
+  // InferenceX's client: numpy randint(int(L * r), L + 1).
+  if (Rule == LengthRule::Below)
+    return {std::max<int64_t>(1, int64_t(std::floor(double(Length) * RangeRatio))),
+            std::max<int64_t>(1, Length)};
   int64_t Lo = int64_t(std::floor(double(Length) * (1 - RangeRatio)));
   int64_t Hi = int64_t(std::floor(double(Length) * (1 + RangeRatio)));
   return {std::max<int64_t>(1, Lo), std::max<int64_t>(1, Hi)};

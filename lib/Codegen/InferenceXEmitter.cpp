@@ -64,6 +64,9 @@ namespace {
 struct Item {
   const sema::ArmInfo *Arm = nullptr;
   std::string Utilization; ///< The block it goes in ("" for none).
+  /// The fixed-seq-len entry it goes in: its cells' isl and osl (arms
+  /// may run different scenarios).
+  std::pair<int64_t, int64_t> SeqLen{0, 0};
   std::vector<std::pair<std::string, std::string>> Fields;
   std::vector<int64_t> Concs;
 };
@@ -257,9 +260,12 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
                  C.Arm && !C.Arm->Name.empty() ? ArmSpec[C.Arm] : SpecOf(C));
       if (A.Utilization.empty() && OneUtilization && !Several)
         A.Utilization = *OneUtilization;
+      if (const Value *S = get(C, "scenario");
+          S && S->kind() == ValueKind::Record && S->getRecordName() == "fixed")
+        A.SeqLen = {S->lookup("isl")->getInt(), S->lookup("osl")->getInt()};
       auto Same = [&](const Item &B) {
         return B.Arm == A.Arm && B.Utilization == A.Utilization &&
-               B.Fields == A.Fields;
+               B.SeqLen == A.SeqLen && B.Fields == A.Fields;
       };
       auto It = std::find_if(Items.begin(), Items.end(), Same);
       if (It == Items.end()) {
@@ -306,12 +312,22 @@ void codegen::emitInferenceX(const sema::Compilation &Comp,
             EmitItem(A, "          ");
       }
     } else if (Scenario) {
+      // One entry per sequence shape, in first-cell order, each with the
+      // items of the arms that run it (as a master entry lists 1k1k and
+      // 8k1k side by side).
       OS << "    fixed-seq-len:\n";
-      OS << "      - isl: " << Scenario->lookup("isl")->getInt() << "\n";
-      OS << "        osl: " << Scenario->lookup("osl")->getInt() << "\n";
-      OS << "        search-space:\n";
+      std::vector<std::pair<int64_t, int64_t>> Seqs;
       for (const Item &A : Items)
-        EmitItem(A, "          ");
+        if (std::find(Seqs.begin(), Seqs.end(), A.SeqLen) == Seqs.end())
+          Seqs.push_back(A.SeqLen);
+      for (const auto &[Isl, Osl] : Seqs) {
+        OS << "      - isl: " << Isl << "\n";
+        OS << "        osl: " << Osl << "\n";
+        OS << "        search-space:\n";
+        for (const Item &A : Items)
+          if (A.SeqLen == std::make_pair(Isl, Osl))
+            EmitItem(A, "          ");
+      }
     }
   }
 }

@@ -102,7 +102,8 @@ bool codegen::usesV11(const PlanCell &C) {
   if (const auto *A = std::get_if<AgenticWorkload>(&C.Client.Workload))
     return A->Endpoint.has_value();
   if (const auto *F = std::get_if<FixedWorkload>(&C.Client.Workload))
-    return F->UseChatTemplate || F->Endpoint || F->PromptMode;
+    return F->UseChatTemplate || F->Endpoint || F->PromptMode ||
+           F->RangeRule == "below";
   return false;
 }
 
@@ -575,6 +576,7 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
   W.Isl = Scenario->lookup("isl")->getInt();
   W.Osl = Scenario->lookup("osl")->getInt();
   W.RangeRatio = Scenario->lookup("ratio")->getNumber();
+  W.RangeRule = Scenario->lookup("range")->getString();
   // client.num_prompts, else the scenario's, else InferenceX's 10 x conc.
   W.NumPrompts = NumPrompts          ? NumPrompts->getInt()
                  : Prompts->isNone() ? 10 * Cell->Conc

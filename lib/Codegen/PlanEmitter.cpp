@@ -293,6 +293,10 @@ struct WorkloadFields {
     W.member("isl", F.Isl);
     W.member("osl", F.Osl);
     writeNumber(W, "range_ratio", F.RangeRatio);
+    // v1.1: a v1 plan's lengths are vLLM's rule, so "around" needs no
+    // field and such a plan stays v1.
+    if (F.RangeRule == "below")
+      W.member("range_rule", F.RangeRule);
     W.member("num_prompts", F.NumPrompts);
     W.member("warmup", F.Warmup);
     W.member("ignore_eos", true);

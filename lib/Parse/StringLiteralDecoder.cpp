@@ -15,8 +15,27 @@ static llvm::SMLoc locOf(const char *P) { return llvm::SMLoc::getFromPointer(P);
 bool arecipe::parse::isTerminatedString(llvm::StringRef Token) {
   if (Token.startswith("r\""))
     return Token.size() >= 3 && Token.endswith("\"");
-  // The closing quote is the first unescaped quote after the opening one.
+  // The closing quote is the first unescaped quote after the opening one
+  // that is not inside an interpolation's quoted string (the lexer's rule:
+  // `${` up to the first `}`, skipping quoted strings without a `}`).
   for (size_t I = 1; I < Token.size(); ++I) {
+    if (Token.substr(I).startswith("${")) {
+      size_t J = I + 2;
+      while (J < Token.size() && Token[J] != '}') {
+        if (Token[J] != '"') {
+          ++J;
+          continue;
+        }
+        size_t K = Token.find_first_of("\"}", J + 1);
+        if (K == llvm::StringRef::npos || Token[K] != '"')
+          break;
+        J = K + 1;
+      }
+      if (J < Token.size() && Token[J] == '}') {
+        I = J;
+        continue;
+      }
+    }
     if (Token[I] == '\\')
       ++I;
     else if (Token[I] == '"')
@@ -78,6 +97,15 @@ bool arecipe::parse::decodeStringLiteral(llvm::StringRef Token,
         Diags.report(llvm::SMRange(locOf(Body.begin() + I),
                                    locOf(Body.begin() + I + 2)),
                      DiagID::err_unterminated_interpolation);
+        return false;
+      }
+      // The lexer keeps `"${capture("x")}"` one token so that this is the
+      // one error: a quote cannot be written inside an interpolation.
+      if (Body.slice(I + 2, Close).contains('"')) {
+        Diags.report(llvm::SMRange(locOf(Body.begin() + I),
+                                   locOf(Body.begin() + Close + 1)),
+                     DiagID::err_interpolation_quote)
+            << Body.slice(I + 2, Close).trim().str();
         return false;
       }
       StringPiece Interp;

@@ -393,6 +393,37 @@ bool SyntaxErrorStrategy::reportReservedName(Token *Offending) {
   return true;
 }
 
+/// `prefill.env { X = 1 }`: a dotted path reaches one value
+/// (`prefill.env.X = 1`), but a block opens after a single name, so the
+/// block form nests one block per name.
+bool SyntaxErrorStrategy::reportDottedBlock(Parser *P, Token *Offending) {
+  if (Offending->getType() != P_::LBRACE)
+    return false;
+  // The names before the `{`, last first, while they are joined by dots.
+  std::vector<std::string> Names;
+  TokenStream *TS = P->getTokenStream();
+  for (Token *T = previousToken(TS, Offending);
+       T && isIdentLike(T->getType());) {
+    Names.insert(Names.begin(), T->getText());
+    Token *Dot = previousToken(TS, T);
+    if (!Dot || Dot->getType() != P_::DOT)
+      break;
+    T = previousToken(TS, Dot);
+  }
+  if (Names.size() < 2)
+    return false;
+  std::string Path, Nested;
+  for (size_t I = 0; I < Names.size(); ++I) {
+    Path += (I ? "." : "") + Names[I];
+    Nested += Names[I] + " { ";
+  }
+  Nested += "…";
+  for (size_t I = 0; I < Names.size(); ++I)
+    Nested += " }";
+  Diags.report(rangeOf(Offending), DiagID::err_dotted_block) << Path << Nested;
+  return true;
+}
+
 void SyntaxErrorStrategy::reportNoViableAlt(Parser *P, Token *Offending) {
   size_t Rule = P->getContext()->getRuleIndex();
   if (reportSpacedUnit(P, Offending))
@@ -407,6 +438,8 @@ void SyntaxErrorStrategy::reportNoViableAlt(Parser *P, Token *Offending) {
       Diags.report(endOf(Start), DiagID::err_expected_expr) << describe(Start);
       return;
     }
+    if (reportDottedBlock(P, Offending))
+      return;
     reportExpectedAfter(P, Offending, "'='");
     return;
   }
@@ -471,6 +504,9 @@ void SyntaxErrorStrategy::reportMismatch(
     reportUnclosed(P, Offending, P_::LBRACK);
     return;
   }
+  if (Expected.contains(static_cast<size_t>(P_::ASSIGN)) &&
+      reportDottedBlock(P, Offending))
+    return;
   reportExpectedAfter(P, Offending,
                       describeExpected(Expected, P->getVocabulary()));
 }

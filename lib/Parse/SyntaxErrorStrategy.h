@@ -73,6 +73,7 @@ private:
   llvm::SMLoc endOf(antlr4::Token *T) const;
   llvm::SMRange rangeOf(antlr4::Token *T) const;
   std::string describe(antlr4::Token *T) const;
+  bool reportDottedBlock(antlr4::Parser *P, antlr4::Token *Offending);
   void reportExpectedAfter(antlr4::Parser *P, antlr4::Token *Offending,
                            const std::string &What);
   void reportUnclosed(antlr4::Parser *P, antlr4::Token *Offending,

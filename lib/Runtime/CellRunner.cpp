@@ -784,6 +784,7 @@ client::WorkloadSpec CellExecution::workloadSpec(std::string &Err) {
     X.InputTokens = F->Isl;
     X.OutputTokens = F->Osl;
     X.RangeRatio = F->RangeRatio;
+    X.Rule = F->RangeBelow ? client::LengthRule::Below : client::LengthRule::Around;
     X.NumPrompts = F->NumPrompts;
     X.WarmupRequests = F->Warmup;
     X.IgnoreEos = F->IgnoreEos;

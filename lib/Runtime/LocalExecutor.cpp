@@ -73,9 +73,13 @@ std::string describeEnv(const ChildEnvironment &Env) {
 
 std::string describeWorkload(const ClientSpec &Client) {
   if (const auto *F = std::get_if<FixedWorkload>(&Client.Workload))
-    return fmt::format("fixed isl {} osl {} range_ratio {} num_prompts {} warmup {}{}", F->Isl,
-                       F->Osl, F->RangeRatio, F->NumPrompts, F->Warmup,
-                       F->RequestRate > 0 ? fmt::format(" request_rate {}", F->RequestRate) : "");
+    // The rule as the plan states it: "below" is named, v1's "around" is not.
+    return fmt::format(
+        "fixed isl {} osl {} range_ratio {}{} num_prompts {} warmup {}{}",
+        F->Isl, F->Osl, F->RangeRatio, F->RangeBelow ? " range_rule below" : "",
+        F->NumPrompts, F->Warmup,
+        F->RequestRate > 0 ? fmt::format(" request_rate {}", F->RequestRate)
+                           : "");
   const auto &A = std::get<AgenticWorkload>(Client.Workload);
   return fmt::format("agentic trace {} duration {} s warmup {} s max_failed_fraction {}", A.Trace,
                      A.DurationS, A.WarmupS, A.MaxFailedFraction);

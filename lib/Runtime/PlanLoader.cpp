@@ -375,7 +375,10 @@ ClientSpec readClient(const JsonObject &F) {
     // sizes prompts and schedules from them.
     X.Isl = W.integer("isl", true, 0, 1, MaxPlanCount);
     X.Osl = W.integer("osl", true, 0, 1, MaxPlanCount);
+    X.RangeBelow = W.oneOf("range_rule", false, {"below", "around"}, "around") == "below";
     X.RangeRatio = W.number("range_ratio", false, 0, 0, 1);
+    if (!X.RangeBelow && X.RangeRatio >= 1)
+      W.error("range_ratio", "must be below 1 under range_rule \"around\"");
     X.NumPrompts = W.integer("num_prompts", true, 0, 1, MaxPlanCount);
     X.Warmup = W.integer("warmup", false, 0, 0, MaxPlanCount);
     X.IgnoreEos = W.boolean("ignore_eos", false, true);

@@ -587,10 +587,13 @@ BuiltinTables::BuiltinTables() {
         {"ratio", Type::of(Type::Float), false,
          Value::number(*Rational::fraction(4, 5))},
         {"num_prompts", Type::of(Type::Int, true), false, Value::none()},
-        {"request_rate", Type::of(Type::Float, true), false, Value::none()}},
+        {"request_rate", Type::of(Type::Float, true), false, Value::none()},
+        {"range", Str, false, Value::string("below")}},
        "scenario",
-       "random prompts of about `isl` tokens answered with about `osl`, "
-       "each length within ±`ratio` of it"},
+       "random prompts of up to `isl` tokens answered with up to `osl`, "
+       "each length drawn from [⌊L × `ratio`⌋, L] (`range = \"below\"`, "
+       "InferenceX's client) or [⌊L(1 − `ratio`)⌋, ⌊L(1 + `ratio`)⌋] "
+       "(`range = \"around\"`, vLLM's)"},
       {"agentic",
        {{"duration", Type::of(Type::Duration), true},
         {"trace", Type::of(Type::String, true), false, Value::none()}},
@@ -760,6 +763,47 @@ std::vector<BuiltinInfo> arecipe::sema::listBuiltins() {
 
 bool SemaImpl::isBuiltinFunction(llvm::StringRef Name) const {
   return builtins().function(Name) || builtins().constructor(Name);
+}
+
+/// fixed(range, ratio): the two length rules the client knows
+/// (docs/metrics.md, "Workloads") and the ratios each can draw with;
+/// reported at the argument that is wrong, or at the call when it is a
+/// default.
+bool SemaImpl::checkFixedLengths(
+    llvm::ArrayRef<std::pair<std::string, Value>> Fields,
+    const ast::CallExpr *E) {
+  auto Field = [&](llvm::StringRef Name) -> const Value * {
+    for (const auto &[K, V] : Fields)
+      if (K == Name)
+        return &V;
+    return nullptr;
+  };
+  auto Where = [&](llvm::StringRef Name) {
+    for (const ast::Argument &A : E->getArgs())
+      if (A.isNamed() && A.Name.Name == Name)
+        return A.Value->getRange();
+    return E->getRange();
+  };
+  const Value *Range = Field("range");
+  const Value *Ratio = Field("ratio");
+  if (!Range || !Ratio || Range->kind() != ValueKind::String ||
+      !Ratio->isNumeric())
+    return true;
+  const std::string &Rule = Range->getString();
+  if (Rule != "below" && Rule != "around") {
+    diag(Where("range"), DiagID::err_fixed_range) << Rule;
+    return false;
+  }
+  // "below" draws from [floor(L r), L], so r = 1 is L itself; "around"
+  // needs r < 1 to keep the shortest length above zero.
+  Rational R = Ratio->getNumber();
+  bool Around = Rule == "around";
+  if (R < Rational(0) || R > Rational(1) || (Around && R == Rational(1))) {
+    diag(Where("ratio"), DiagID::err_fixed_ratio)
+        << R.str() << Rule << (Around ? "[0, 1)" : "[0, 1]");
+    return false;
+  }
+  return true;
 }
 
 static std::optional<std::vector<std::pair<std::string, Value>>>
@@ -958,7 +1002,7 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
   llvm::StringRef Name = Callee->getName().Name;
   if (const Signature *Sig = builtins().constructor(Name)) {
     auto Fields = bindTo(*this, *Sig, E->getArgs(), E->getRange(), Ctx);
-    if (!Fields)
+    if (!Fields || (Name == "fixed" && !checkFixedLengths(*Fields, E)))
       return std::nullopt;
     std::vector<std::pair<Value, Value>> Entries;
     for (auto &[K, V] : *Fields)

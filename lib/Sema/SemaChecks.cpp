@@ -228,9 +228,25 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
   }
 }
 
+bool SemaImpl::checkWholeBytes(const Value &V, llvm::StringRef Name,
+                               llvm::SMRange Where) {
+  if (V.kind() != ValueKind::Quantity)
+    return true;
+  NumericResult<Rational> Bytes = V.getQuantity().in(Unit::B);
+  if (!Bytes || Bytes->isInteger())
+    return true;
+  NumericResult<int64_t> Down = Bytes->round(Rounding::Floor);
+  NumericResult<std::string> Exact = Bytes->toDecimalString();
+  diag(Where, DiagID::err_size_not_whole_bytes)
+      << Name << V.str() << (Exact ? *Exact : Bytes->str())
+      << (Down ? std::to_string(*Down) : std::string("?"));
+  return false;
+}
+
 void SemaImpl::checkContextLength(RecipeState &R, CellState &CS) {
-  // A fixed scenario draws each input length from isl x (1 +- ratio) and
-  // each output length from osl x (1 +- ratio), as the client does
+  // A fixed scenario draws each input length up to isl and each output
+  // length up to osl (range "below"), or up to isl x (1 + ratio) and
+  // osl x (1 + ratio) (range "around"), as the client does
   // (client::lengthRange): the longest request needs both maxima of
   // context. An engine whose context limit is set below that rejects or
   // truncates every such request on a real server.
@@ -251,10 +267,14 @@ void SemaImpl::checkContextLength(RecipeState &R, CellState &CS) {
   const Value *Isl = Scenario->V.lookup("isl");
   const Value *Osl = Scenario->V.lookup("osl");
   const Value *Ratio = Scenario->V.lookup("ratio");
-  if (!Isl || !Osl || !Ratio || Isl->kind() != ValueKind::Int ||
-      Osl->kind() != ValueKind::Int || !Ratio->isNumeric())
+  const Value *Range = Scenario->V.lookup("range");
+  if (!Isl || !Osl || !Ratio || !Range || Isl->kind() != ValueKind::Int ||
+      Osl->kind() != ValueKind::Int || !Ratio->isNumeric() ||
+      Range->kind() != ValueKind::String)
     return;
-  NumericResult<Rational> Scale = Rational(1).add(Ratio->getNumber());
+  bool Around = Range->getString() == "around";
+  NumericResult<Rational> Scale =
+      Around ? Rational(1).add(Ratio->getNumber()) : Rational(1);
   if (!Scale)
     return;
   NumericResult<Rational> InR = Rational(Isl->getInt()).mul(*Scale);
@@ -287,13 +307,17 @@ void SemaImpl::checkContextLength(RecipeState &R, CellState &CS) {
     std::string Numbers =
         std::to_string(Need) + " " + std::to_string(Limit->V.getInt()) + " " +
         std::to_string(Isl->getInt()) + " " + std::to_string(Osl->getInt()) +
-        " " + Ratio->getNumber().str();
+        " " + Ratio->getNumber().str() + " " + Range->getString();
     if (!R.ContextOverflows.insert({Where.Start.getPointer(), Numbers}).second)
       continue;
     report(Where, DiagID::warn_context_overflow)
         << cellLabel(CS, Shared ? llvm::StringRef() : llvm::StringRef(Role))
-        << Need << *InMax << *OutMax << Isl->getInt() << Osl->getInt()
-        << Ratio->getNumber().str() << Knob << Limit->V.getInt();
+        << Need << *InMax << *OutMax
+        << ("isl " + std::to_string(Isl->getInt()) + " and osl " +
+            std::to_string(Osl->getInt()) +
+            (Around ? " × (1 + ratio " + Ratio->getNumber().str() + ")"
+                    : std::string(", the longest of range 'below'")))
+        << Knob << Limit->V.getInt();
   }
 }
 

@@ -382,6 +382,9 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
           << Name << T.str() << V->describeType() << V->str();
       return;
     }
+    if (T.K == Type::Size &&
+        !checkWholeBytes(*C, Name, ValueExpr->getRange()))
+      return;
     E.Fields[Name.str()] = *C;
   };
 

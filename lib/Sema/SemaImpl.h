@@ -515,6 +515,13 @@ public:
   void runChecks(RecipeState &R, CellState &CS);
   void checkConstraints(RecipeState &R, CellState &CS);
   void checkContextLength(RecipeState &R, CellState &CS);
+  /// A size is a count of bytes: one that is not whole (`60.8GiB`) is an
+  /// error at Where, since nothing rounds without a named rounding
+  /// (docs/units.md).
+  bool checkWholeBytes(const Value &V, llvm::StringRef Name,
+                       llvm::SMRange Where);
+  bool checkFixedLengths(llvm::ArrayRef<std::pair<std::string, Value>> Fields,
+                         const ast::CallExpr *E);
   /// The context of a formula evaluated for one process of a cell (a
   /// template's `headless`, render conditions, `emit` blocks): the process's
   /// render context and the role its values are read for.

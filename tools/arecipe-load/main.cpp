@@ -115,8 +115,16 @@ static cl::opt<int64_t> Isl("isl", cl::desc("input tokens"), cl::init(1024), cl:
                             cl::cat(FixedCat));
 static cl::opt<int64_t> Osl("osl", cl::desc("output tokens (ignore_eos)"), cl::init(1024),
                             cl::sub(FixedCmd), cl::cat(FixedCat));
-static cl::opt<double> RangeRatio("range-ratio", cl::desc("vLLM >= 0.8.4 range ratio in [0,1)"),
+static cl::opt<double> RangeRatio("range-ratio",
+                                  cl::desc("range ratio r: [0,1) under --range-rule around, "
+                                           "[0,1] under below"),
                                   cl::init(0), cl::sub(FixedCmd), cl::cat(FixedCat));
+static cl::opt<LengthRule> RangeRule(
+    "range-rule", cl::desc("how --range-ratio spreads ISL and OSL"),
+    cl::values(clEnumValN(LengthRule::Around, "around",
+                          "[floor(L(1-r)), floor(L(1+r))], vLLM >= 0.8.4 (default)"),
+               clEnumValN(LengthRule::Below, "below", "[floor(L r), L], InferenceX's client")),
+    cl::init(LengthRule::Around), cl::sub(FixedCmd), cl::cat(FixedCat));
 static cl::opt<int64_t> NumPrompts("num-prompts", cl::desc("measured requests (0 = 10 x conc)"),
                                    cl::init(0), cl::sub(FixedCmd), cl::cat(FixedCat));
 static cl::opt<int64_t> Warmup("warmup", cl::desc("warm-up requests (-1 = 2 x conc)"),
@@ -325,6 +333,7 @@ static int runCommand(bool Agentic) {
     F.InputTokens = Isl;
     F.OutputTokens = Osl;
     F.RangeRatio = RangeRatio;
+    F.Rule = RangeRule;
     F.NumPrompts = NumPrompts;
     F.WarmupRequests = Warmup;
     if (RequestRate > 0) {

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 
@@ -39,22 +41,76 @@ protected:
   Endpoint Target;
 };
 
-TEST(LengthRange, FollowsVllmRangeRatio) {
-  EXPECT_EQ(lengthRange(1024, 0.8), (std::pair<int64_t, int64_t>{204, 1843}));
-  EXPECT_EQ(lengthRange(1024, 0), (std::pair<int64_t, int64_t>{1024, 1024}));
-  EXPECT_EQ(lengthRange(1, 0.5), (std::pair<int64_t, int64_t>{1, 1}));
+TEST(LengthRange, AroundFollowsVllmRangeRatio) {
+  EXPECT_EQ(lengthRange(1024, 0.8, LengthRule::Around), (std::pair<int64_t, int64_t>{204, 1843}));
+  EXPECT_EQ(lengthRange(1024, 0, LengthRule::Around), (std::pair<int64_t, int64_t>{1024, 1024}));
+  EXPECT_EQ(lengthRange(1, 0.5, LengthRule::Around), (std::pair<int64_t, int64_t>{1, 1}));
+}
+
+TEST(LengthRange, BelowFollowsInferenceXClient) {
+  // numpy randint(int(L * r), L + 1): the top is L itself.
+  EXPECT_EQ(lengthRange(1024, 0.8, LengthRule::Below), (std::pair<int64_t, int64_t>{819, 1024}));
+  EXPECT_EQ(lengthRange(8192, 0.8, LengthRule::Below), (std::pair<int64_t, int64_t>{6553, 8192}));
+  EXPECT_EQ(lengthRange(1024, 1, LengthRule::Below), (std::pair<int64_t, int64_t>{1024, 1024}));
+  // r = 0 would allow an empty prompt; the client sends at least one token.
+  EXPECT_EQ(lengthRange(1024, 0, LengthRule::Below), (std::pair<int64_t, int64_t>{1, 1024}));
+}
+
+/// A closed-loop fixed workload of 4 lanes against Target.
+static RunResult runFixed(const Endpoint &Target, const FixedWorkload &F,
+                          CollectingSink &Sink) {
+  WorkloadSpec Spec;
+  Spec.Concurrency = 4;
+  Spec.Kind = F;
+  return runWorkload(Spec, Target, Sink);
+}
+
+// Every drawn length is inside lengthRange and both ends are drawn: the
+// bounds are inclusive under either rule.
+static void expectDrawsSpan(const Endpoint &Target, LengthRule Rule) {
+  FixedWorkload F;
+  F.InputTokens = 10;
+  F.OutputTokens = 6;
+  F.RangeRatio = 0.5;
+  F.Rule = Rule;
+  F.NumPrompts = 200;
+  F.WarmupRequests = 0;
+  CollectingSink Sink;
+  RunResult R = runFixed(Target, F, Sink);
+  ASSERT_FALSE(R.Aborted) << R.AbortReason;
+  auto [InLo, InHi] = lengthRange(10, 0.5, Rule);
+  auto [OutLo, OutHi] = lengthRange(6, 0.5, Rule);
+  int64_t MinIn = INT64_MAX, MaxIn = 0, MinOut = INT64_MAX, MaxOut = 0;
+  for (const RequestRecord &Rec : R.Records) {
+    MinIn = std::min(MinIn, Rec.ExpectedInputTokens);
+    MaxIn = std::max(MaxIn, Rec.ExpectedInputTokens);
+    MinOut = std::min(MinOut, Rec.MaxOutputTokens);
+    MaxOut = std::max(MaxOut, Rec.MaxOutputTokens);
+  }
+  EXPECT_EQ(R.Records.size(), 200u);
+  EXPECT_EQ(MinIn, InLo);
+  EXPECT_EQ(MaxIn, InHi);
+  EXPECT_EQ(MinOut, OutLo);
+  EXPECT_EQ(MaxOut, OutHi);
+}
+
+TEST_F(WorkloadTest, BelowRuleDrawsFromItsInclusiveRange) {
+  // [5, 10] input and [3, 6] output tokens.
+  expectDrawsSpan(Target, LengthRule::Below);
+}
+
+TEST_F(WorkloadTest, AroundRuleDrawsFromItsInclusiveRange) {
+  // [5, 15] input and [3, 9] output tokens.
+  expectDrawsSpan(Target, LengthRule::Around);
 }
 
 TEST_F(WorkloadTest, FixedClosedLoopSendsWarmupThenPrompts) {
-  WorkloadSpec Spec;
-  Spec.Concurrency = 4;
   FixedWorkload F;
   F.InputTokens = 50;
   F.OutputTokens = 8;
   F.RangeRatio = 0.5;
-  Spec.Kind = F;
   CollectingSink Sink;
-  RunResult R = runWorkload(Spec, Target, Sink);
+  RunResult R = runFixed(Target, F, Sink);
   ASSERT_FALSE(R.Aborted) << R.AbortReason;
   // 10 x 4 measured + 2 x 4 warm-up, every one written to the sink.
   EXPECT_EQ(R.Records.size(), 48u);
@@ -63,7 +119,7 @@ TEST_F(WorkloadTest, FixedClosedLoopSendsWarmupThenPrompts) {
   EXPECT_EQ(M.NumWarmup, 8u);
   EXPECT_EQ(M.NumSuccessful, 40u);
   EXPECT_EQ(M.UsageFallbacks, 0u);
-  auto [Lo, Hi] = lengthRange(8, 0.5);
+  auto [Lo, Hi] = lengthRange(8, 0.5, LengthRule::Around);
   for (const RequestRecord &Rec : R.Records) {
     EXPECT_GE(Rec.OutputTokens, Lo);
     EXPECT_LE(Rec.OutputTokens, Hi);

@@ -45,11 +45,18 @@ struct Endpoint {
 
 enum class ArrivalMode { ClosedLoop, Poisson, Constant };
 
+/// How a fixed workload's range ratio r spreads a length L
+/// (docs/metrics.md, "Workloads"): Below is InferenceX's client, uniform
+/// in [floor(L r), L]; Around is vLLM >= 0.8.4's --random-range-ratio,
+/// uniform in [floor(L(1-r)), floor(L(1+r))].
+enum class LengthRule { Below, Around };
+
 struct FixedWorkload {
   int64_t InputTokens = 1024;
   int64_t OutputTokens = 1024;
-  /// vLLM >= 0.8.4: lengths uniform in [floor(L(1-r)), floor(L(1+r))].
+  /// Spread of ISL and OSL under Rule (lengthRange).
   double RangeRatio = 0;
+  LengthRule Rule = LengthRule::Around;
   int64_t NumPrompts = 0;      ///< 0 = 10 x concurrency
   int64_t WarmupRequests = -1; ///< -1 = 2 x concurrency
   ArrivalMode Arrival = ArrivalMode::ClosedLoop;
@@ -128,9 +135,10 @@ void interruptRunningWorkloads();
 int64_t fixedWarmupRequests(const FixedWorkload &W, int Concurrency);
 int64_t fixedMeasuredRequests(const FixedWorkload &W, int Concurrency);
 
-/// The lengths a fixed workload draws, exposed for tests and docs:
-/// [floor(L(1-r)), floor(L(1+r))], at least 1.
-std::pair<int64_t, int64_t> lengthRange(int64_t Length, double RangeRatio);
+/// The lengths a fixed workload draws, both ends inclusive and at least 1,
+/// exposed for tests and docs: [floor(L r), L] under Below,
+/// [floor(L(1-r)), floor(L(1+r))] under Around.
+std::pair<int64_t, int64_t> lengthRange(int64_t Length, double RangeRatio, LengthRule Rule);
 
 } // namespace arecipe::client
 

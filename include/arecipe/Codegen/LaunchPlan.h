@@ -178,6 +178,9 @@ struct AgenticWorkload {
 struct FixedWorkload {
   int64_t Isl = 0, Osl = 0;
   PlanNumber RangeRatio;
+  /// "below" or "around" (fixed(range)); the plan carries "below" only
+  /// (v1.1), since a v1 plan's lengths are "around".
+  std::string RangeRule;
   int64_t NumPrompts = 0;
   int64_t Warmup = 0; ///< Requests.
   // `ignore_eos` is always true.

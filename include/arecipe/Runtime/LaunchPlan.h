@@ -164,6 +164,9 @@ struct ProcessSpec {
 struct FixedWorkload {
   int64_t Isl = 0, Osl = 0;
   double RangeRatio = 0;
+  /// `range_rule` (v1.1): "below" (InferenceX) or "around" (vLLM, and a
+  /// plan without the field).
+  bool RangeBelow = false;
   int64_t NumPrompts = 0;
   int64_t Warmup = 0;
   bool IgnoreEos = true;
