@@ -306,6 +306,10 @@ void SlurmSweep::cancelAll() {
   Cancel.insert(Cancel.end(), ArrayJobIds.begin(), ArrayJobIds.end());
   if (ArrayJobIds.empty())
     return;
+  // What happened before the interrupt is told before it: the cells that
+  // finished since the last poll end, and the lines the running ones wrote
+  // are relayed, so the progress reads in the order things happened.
+  poll();
   Progress.message(fmt::format("interrupted: cancelling Slurm job{} {}",
                                ArrayJobIds.size() == 1 ? "" : "s", fmt::join(ArrayJobIds, " ")));
   slurmCommand(Cancel, true);
