@@ -11,7 +11,7 @@
 // dram-utilization their cells' budget used. What InferenceX cannot express
 // (per-concurrency knobs, env) stays in the plan. The key and the runner
 // come from `labels.config_key` and `labels.runner` when the recipe sets
-// them.
+// them; arms that set different keys are written as one entry per key.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +32,8 @@ struct RecipeCells;
 
 namespace codegen {
 
-/// `labels.config_key`, else the recipe name with `-` for `_`.
+/// `labels.config_key` of the recipe's first cell, else the recipe name
+/// with `-` for `_`.
 std::string configKey(const sema::RecipeCells &R);
 
 void emitInferenceX(const sema::Compilation &C, llvm::raw_ostream &OS);
