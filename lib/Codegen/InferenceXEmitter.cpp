@@ -2,11 +2,13 @@
 
 #include "arecipe/Codegen/InferenceXEmitter.h"
 
+#include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Sema/Sema.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 
 using namespace arecipe;
 using namespace arecipe::codegen;
@@ -40,6 +42,44 @@ std::string codegen::configKey(const sema::RecipeCells &R) {
     return Key;
   }
   return cellKey(R, R.Cells.front());
+}
+
+/// The image as the runner pulls it. Enroot's import URI separates a
+/// registry host from the repository path with `#` (`nvcr.io#nvidia/...`);
+/// a first component that names no host (no `.` or `:`, not `localhost`,
+/// as in Docker Hub's `vllm/vllm-openai`) is part of the path, so such a
+/// name is the same either way.
+static std::string runnerImage(const sema::Cell &C, std::string Image) {
+  if (label(C, "labels.image_pull", "docker") != "enroot")
+    return Image;
+  size_t Slash = Image.find('/');
+  if (Slash == std::string::npos)
+    return Image;
+  llvm::StringRef Host = llvm::StringRef(Image).take_front(Slash);
+  if (Host.contains('.') || Host.contains(':') || Host == "localhost")
+    Image[Slash] = '#';
+  return Image;
+}
+
+bool codegen::checkInferenceX(const sema::Compilation &Comp,
+                              DiagnosticEngine &Diags) {
+  bool Ok = true;
+  std::set<const sema::Assignment *> Reported;
+  for (const auto &RP : Comp.recipes())
+    for (const sema::Cell &C : RP->Cells) {
+      const sema::ResolvedValue *RV = C.find("labels.image_pull");
+      if (!RV || RV->V.isNone() ||
+          (RV->V.kind() == ValueKind::String &&
+           (RV->V.getString() == "docker" || RV->V.getString() == "enroot")))
+        continue;
+      Ok = false;
+      if (RV->From && Reported.insert(RV->From).second)
+        Diags.report(RV->From->FormulaRange.isValid() ? RV->From->FormulaRange
+                                                      : RV->From->Range,
+                     DiagID::err_inferencex_image_pull)
+            << RV->V.describeType() << RV->V.str();
+    }
+  return Ok;
 }
 
 /// A report value as InferenceX's YAML writes it: maps in flow style
@@ -211,7 +251,8 @@ static void emitEntry(const sema::RecipeCells &R, const std::string &Key,
       Disagg = C;
   }
   OS << Key << ":\n";
-  OS << "  image: " << (Image ? Image->getString() : "") << "\n";
+  OS << "  image: " << (Image ? runnerImage(First, Image->getString()) : "")
+     << "\n";
   OS << "  model: " << Model << "\n";
   OS << "  model-prefix: "
      << label(First, "labels.model_prefix", Key.substr(0, Key.find('-')))

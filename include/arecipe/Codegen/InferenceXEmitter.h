@@ -11,7 +11,9 @@
 // dram-utilization their cells' budget used. What InferenceX cannot express
 // (per-concurrency knobs, env) stays in the plan. The key and the runner
 // come from `labels.config_key` and `labels.runner` when the recipe sets
-// them; arms that set different keys are written as one entry per key.
+// them; arms that set different keys are written as one entry per key. The
+// image is the registry name, or enroot's `host#path` where the runner
+// pulls with enroot (`labels.image_pull = "enroot"`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,7 @@ class raw_ostream;
 }
 
 namespace arecipe {
+class DiagnosticEngine;
 namespace sema {
 class Compilation;
 struct RecipeCells;
@@ -35,6 +38,10 @@ namespace codegen {
 /// `labels.config_key` of the recipe's first cell, else the recipe name
 /// with `-` for `_`.
 std::string configKey(const sema::RecipeCells &R);
+
+/// Checks the labels only this emitter reads (`labels.image_pull`); false
+/// after an error. Run before anything is written.
+bool checkInferenceX(const sema::Compilation &C, DiagnosticEngine &Diags);
 
 void emitInferenceX(const sema::Compilation &C, llvm::raw_ostream &OS);
 
