@@ -282,11 +282,13 @@ static void emitEntry(const sema::RecipeCells &R, const std::string &Key,
   OS << "  scenarios:\n";
   // Items in first-cell order: one per arm, split where the arm's cells
   // differ, grouped under their dram-utilization.
-  // A cell's `spec-decoding`: the method it drafts with, else `none`. A
-  // declared arm is one search-space item, whose method is the one its
-  // launcher drafts with: the first a cell of the arm reports (an arm that
-  // drafts at low concurrency only is still an MTP arm). Without `arm`
-  // statements, cells that differ in it are separate items.
+  // A cell's `spec-decoding`: the method it drafts with, else `none`. An
+  // arm (a recipe without `arm` statements is one) is one search-space
+  // item, whose method is the one its launcher drafts with: the first a
+  // cell of the arm reports. InferenceX's generator passes an item's
+  // method to the launcher, which may still turn drafting off at some
+  // concurrencies, so an arm that drafts at low concurrency only is an MTP
+  // arm, not two items.
   auto SpecOf = [](const sema::Cell &C) {
     const Value *V =
         report(C, "spec_decoding", C.isDisaggregated() ? "decode" : "");
@@ -311,8 +313,7 @@ static void emitEntry(const sema::RecipeCells &R, const std::string &Key,
   std::vector<Item> Items;
   for (const sema::Cell *CP : Cells) {
     const sema::Cell &C = *CP;
-    Item A = itemOf(C, Agentic,
-                    C.Arm && !C.Arm->Name.empty() ? ArmSpec[C.Arm] : SpecOf(C));
+    Item A = itemOf(C, Agentic, ArmSpec[C.Arm]);
     if (A.Utilization.empty() && OneUtilization && !Several)
       A.Utilization = *OneUtilization;
     if (const Value *S = get(C, "scenario");

@@ -2,9 +2,9 @@
 //
 // The recipe as an InferenceX master-config entry (docs/language.md §10):
 // image, model, model-prefix, runner, precision, framework, multinode, and
-// the scenario with one search-space item per arm of the recipe (per group
-// of cells that share their settings, when the recipe has no arms or an
-// arm's cells differ), each with its conc-list, or conc-start/conc-end for
+// the scenario with one search-space item per arm of the recipe (a recipe
+// without arms is one; split where an arm's cells differ in parallelism or
+// CPU tier), each with its conc-list, or conc-start/conc-end for
 // a list written `geometric(a, b)`. Every field of an item comes from the
 // engine's `report { ... }` block evaluated in the item's cells (per role
 // for prefill and decode pools); agentic items are grouped under the
