@@ -2,11 +2,13 @@
 
 #include "arecipe/Codegen/InferenceXEmitter.h"
 
+#include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Sema/Sema.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 
 using namespace arecipe;
 using namespace arecipe::codegen;
@@ -18,16 +20,66 @@ static const Value *get(const sema::Cell &C, llvm::StringRef Name) {
   return RV && !RV->V.isNone() ? &RV->V : nullptr;
 }
 
-static std::string label(const sema::RecipeCells &R, llvm::StringRef Name,
+/// The label Name of a cell (labels may differ per arm), else Default.
+static std::string label(const sema::Cell &C, llvm::StringRef Name,
                          std::string Default) {
-  const Value *V = R.Cells.empty() ? nullptr : get(R.Cells.front(), Name);
+  const Value *V = get(C, Name);
   return V && V->kind() == ValueKind::String ? V->getString() : Default;
 }
 
-std::string codegen::configKey(const sema::RecipeCells &R) {
+/// The master-config key of cell C: its `labels.config_key`, else the
+/// recipe name with `-` for `_`.
+static std::string cellKey(const sema::RecipeCells &R, const sema::Cell &C) {
   std::string Key = R.Name;
   std::replace(Key.begin(), Key.end(), '_', '-');
-  return label(R, "labels.config_key", Key);
+  return label(C, "labels.config_key", Key);
+}
+
+std::string codegen::configKey(const sema::RecipeCells &R) {
+  if (R.Cells.empty()) {
+    std::string Key = R.Name;
+    std::replace(Key.begin(), Key.end(), '_', '-');
+    return Key;
+  }
+  return cellKey(R, R.Cells.front());
+}
+
+/// The image as the runner pulls it. Enroot's import URI separates a
+/// registry host from the repository path with `#` (`nvcr.io#nvidia/...`);
+/// a first component that names no host (no `.` or `:`, not `localhost`,
+/// as in Docker Hub's `vllm/vllm-openai`) is part of the path, so such a
+/// name is the same either way.
+static std::string runnerImage(const sema::Cell &C, std::string Image) {
+  if (label(C, "labels.image_pull", "docker") != "enroot")
+    return Image;
+  size_t Slash = Image.find('/');
+  if (Slash == std::string::npos)
+    return Image;
+  llvm::StringRef Host = llvm::StringRef(Image).take_front(Slash);
+  if (Host.contains('.') || Host.contains(':') || Host == "localhost")
+    Image[Slash] = '#';
+  return Image;
+}
+
+bool codegen::checkInferenceX(const sema::Compilation &Comp,
+                              DiagnosticEngine &Diags) {
+  bool Ok = true;
+  std::set<const sema::Assignment *> Reported;
+  for (const auto &RP : Comp.recipes())
+    for (const sema::Cell &C : RP->Cells) {
+      const sema::ResolvedValue *RV = C.find("labels.image_pull");
+      if (!RV || RV->V.isNone() ||
+          (RV->V.kind() == ValueKind::String &&
+           (RV->V.getString() == "docker" || RV->V.getString() == "enroot")))
+        continue;
+      Ok = false;
+      if (RV->From && Reported.insert(RV->From).second)
+        Diags.report(RV->From->FormulaRange.isValid() ? RV->From->FormulaRange
+                                                      : RV->From->Range,
+                     DiagID::err_inferencex_image_pull)
+            << RV->V.describeType() << RV->V.str();
+    }
+  return Ok;
 }
 
 /// A report value as InferenceX's YAML writes it: maps in flow style
@@ -100,7 +152,8 @@ static std::string engineField(const sema::RecipeCells &R,
 /// InferenceX's `framework`: `labels.framework`, else what the engine
 /// declares (`framework`, and `framework_disagg` for a disaggregated
 /// recipe, by default the framework with `-disagg`), else its name.
-static std::string framework(const sema::RecipeCells &R, bool Disagg) {
+static std::string framework(const sema::RecipeCells &R, const sema::Cell &C,
+                             bool Disagg) {
   std::string Name = engineField(R, "framework");
   if (Name.empty())
     Name = R.Engine ? R.Engine->Name : "";
@@ -108,7 +161,7 @@ static std::string framework(const sema::RecipeCells &R, bool Disagg) {
     std::string D = engineField(R, "framework_disagg");
     Name = D.empty() ? Name + "-disagg" : D;
   }
-  return label(R, "labels.framework", Name);
+  return label(C, "labels.framework", Name);
 }
 
 /// InferenceX's name of the router in front of the cell's engines (its
@@ -179,155 +232,179 @@ static Item itemOf(const sema::Cell &C, bool Agentic, const std::string &Spec) {
   return A;
 }
 
+/// The master entry Key of recipe R: the cells whose key it is.
+static void emitEntry(const sema::RecipeCells &R, const std::string &Key,
+                      const std::vector<const sema::Cell *> &Cells,
+                      llvm::raw_ostream &OS) {
+  const sema::Cell &First = *Cells.front();
+  const Value *Image = get(First, "image");
+  const Value *Precision = get(First, "precision");
+  const Value *Scenario = get(First, "scenario");
+  std::string Model = R.Model && R.Model->Fields.count("id")
+                          ? R.Model->Fields.at("id").getString()
+                          : "";
+  bool Multinode = false;
+  const sema::Cell *Disagg = nullptr;
+  for (const sema::Cell *C : Cells) {
+    Multinode |= C->Nodes > 1;
+    if (C->isDisaggregated() && !Disagg)
+      Disagg = C;
+  }
+  OS << Key << ":\n";
+  OS << "  image: " << (Image ? runnerImage(First, Image->getString()) : "")
+     << "\n";
+  OS << "  model: " << Model << "\n";
+  OS << "  model-prefix: "
+     << label(First, "labels.model_prefix", Key.substr(0, Key.find('-')))
+     << "\n";
+  OS << "  runner: "
+     << label(First, "labels.runner",
+              "cluster:" + (R.Hardware ? R.Hardware->Name : ""))
+     << "\n";
+  OS << "  precision: " << (Precision ? Precision->getString() : "") << "\n";
+  OS << "  framework: " << framework(R, First, Disagg != nullptr) << "\n";
+  // The router, as InferenceX names it, with the version the recipe
+  // states (`labels.router_version`; it runs whatever the image holds).
+  if (std::string Router = routerFramework(First); !Router.empty()) {
+    OS << "  router: {name: " << Router;
+    std::string Version = label(First, "labels.router_version", "");
+    if (!Version.empty())
+      OS << ", version: \"" << Version << "\"";
+    OS << "}\n";
+  }
+  OS << "  multinode: " << (Multinode ? "true" : "false") << "\n";
+  if (Disagg) {
+    OS << "  disagg: true\n";
+    if (const Value *KV = report(*Disagg, "kv_p2p_transfer", "prefill"))
+      OS << "  kv-p2p-transfer: " << yamlValue(*KV) << "\n";
+  }
+  bool Agentic = Scenario && Scenario->getRecordName() == "agentic";
+  OS << "  scenarios:\n";
+  // Items in first-cell order: one per arm, split where the arm's cells
+  // differ, grouped under their dram-utilization.
+  // A cell's `spec-decoding`: the method it drafts with, else `none`. An
+  // arm (a recipe without `arm` statements is one) is one search-space
+  // item, whose method is the one its launcher drafts with: the first a
+  // cell of the arm reports. InferenceX's generator passes an item's
+  // method to the launcher, which may still turn drafting off at some
+  // concurrencies, so an arm that drafts at low concurrency only is an MTP
+  // arm, not two items.
+  auto SpecOf = [](const sema::Cell &C) {
+    const Value *V =
+        report(C, "spec_decoding", C.isDisaggregated() ? "decode" : "");
+    return V ? yamlValue(*V) : std::string("none");
+  };
+  std::map<const sema::ArmInfo *, std::string> ArmSpec;
+  for (const sema::Cell *C : Cells) {
+    auto [It, New] = ArmSpec.try_emplace(C->Arm, SpecOf(*C));
+    if (!New && It->second == "none")
+      It->second = SpecOf(*C);
+  }
+  // The one DRAM utilization of the recipe, when its cells agree on one:
+  // arms without a CPU tier run under the same budget.
+  std::optional<std::string> OneUtilization;
+  bool Several = false;
+  for (const sema::Cell *C : Cells)
+    if (C->DramUtilization) {
+      std::string U = decimal(*C->DramUtilization);
+      Several |= OneUtilization && *OneUtilization != U;
+      OneUtilization = U;
+    }
+  std::vector<Item> Items;
+  for (const sema::Cell *CP : Cells) {
+    const sema::Cell &C = *CP;
+    Item A = itemOf(C, Agentic, ArmSpec[C.Arm]);
+    if (A.Utilization.empty() && OneUtilization && !Several)
+      A.Utilization = *OneUtilization;
+    if (const Value *S = get(C, "scenario");
+        S && S->kind() == ValueKind::Record && S->getRecordName() == "fixed")
+      A.SeqLen = {S->lookup("isl")->getInt(), S->lookup("osl")->getInt()};
+    auto Same = [&](const Item &B) {
+      return B.Arm == A.Arm && B.Utilization == A.Utilization &&
+             B.SeqLen == A.SeqLen && B.Fields == A.Fields;
+    };
+    auto It = std::find_if(Items.begin(), Items.end(), Same);
+    if (It == Items.end()) {
+      A.Concs.push_back(C.Conc);
+      Items.push_back(std::move(A));
+    } else {
+      It->Concs.push_back(C.Conc);
+    }
+  }
+  auto EmitItem = [&](const Item &A, const char *Indent) {
+    OS << Indent << "- ";
+    bool FirstField = true;
+    for (const auto &[K, V] : A.Fields) {
+      OS << (FirstField ? "" : Indent) << (FirstField ? "" : "  ") << K << ": "
+         << V << "\n";
+      FirstField = false;
+    }
+    if (!FirstField)
+      OS << Indent << "  ";
+    // The whole arm, written geometric(a, b): InferenceX's range.
+    if (A.Arm->Geometric && A.Concs == A.Arm->Concurrency) {
+      OS << "conc-start: " << A.Arm->Geometric->first << "\n"
+         << Indent << "  conc-end: " << A.Arm->Geometric->second << "\n";
+      return;
+    }
+    OS << "conc-list: [";
+    for (size_t I = 0; I < A.Concs.size(); ++I)
+      OS << (I ? ", " : "") << A.Concs[I];
+    OS << "]\n";
+  };
+  if (Agentic) {
+    OS << "    agentic-coding:\n";
+    std::vector<std::string> Utils;
+    for (const Item &A : Items)
+      if (std::find(Utils.begin(), Utils.end(), A.Utilization) == Utils.end())
+        Utils.push_back(A.Utilization);
+    for (const std::string &U : Utils) {
+      OS << "      - ";
+      if (!U.empty())
+        OS << "dram-utilization: " << U << "\n        ";
+      OS << "search-space:\n";
+      for (const Item &A : Items)
+        if (A.Utilization == U)
+          EmitItem(A, "          ");
+    }
+  } else if (Scenario) {
+    // One entry per sequence shape, in first-cell order, each with the
+    // items of the arms that run it (as a master entry lists 1k1k and
+    // 8k1k side by side).
+    OS << "    fixed-seq-len:\n";
+    std::vector<std::pair<int64_t, int64_t>> Seqs;
+    for (const Item &A : Items)
+      if (std::find(Seqs.begin(), Seqs.end(), A.SeqLen) == Seqs.end())
+        Seqs.push_back(A.SeqLen);
+    for (const auto &[Isl, Osl] : Seqs) {
+      OS << "      - isl: " << Isl << "\n";
+      OS << "        osl: " << Osl << "\n";
+      OS << "        search-space:\n";
+      for (const Item &A : Items)
+        if (A.SeqLen == std::make_pair(Isl, Osl))
+          EmitItem(A, "          ");
+    }
+  }
+}
+
 void codegen::emitInferenceX(const sema::Compilation &Comp,
                              llvm::raw_ostream &OS) {
   for (const auto &RP : Comp.recipes()) {
     const sema::RecipeCells &R = *RP;
-    if (R.Cells.empty())
-      continue;
-    const sema::Cell &First = R.Cells.front();
-    const Value *Image = get(First, "image");
-    const Value *Precision = get(First, "precision");
-    const Value *Scenario = get(First, "scenario");
-    std::string Model =
-        R.Model && R.Model->Fields.count("id") ? R.Model->Fields.at("id").getString() : "";
-    std::string Key = configKey(R);
-    bool Multinode = false;
-    const sema::Cell *Disagg = nullptr;
+    // One master entry per key the cells name, in first-cell order: a
+    // recipe may hold the arms of several keys (a base key and its `-mtp`
+    // twin), each arm setting its own `labels.config_key`.
+    std::vector<std::pair<std::string, std::vector<const sema::Cell *>>> Keys;
     for (const sema::Cell &C : R.Cells) {
-      Multinode |= C.Nodes > 1;
-      if (C.isDisaggregated() && !Disagg)
-        Disagg = &C;
+      std::string Key = cellKey(R, C);
+      auto It = std::find_if(Keys.begin(), Keys.end(),
+                             [&](const auto &K) { return K.first == Key; });
+      if (It == Keys.end())
+        Keys.push_back({Key, {&C}});
+      else
+        It->second.push_back(&C);
     }
-    OS << Key << ":\n";
-    OS << "  image: " << (Image ? Image->getString() : "") << "\n";
-    OS << "  model: " << Model << "\n";
-    OS << "  model-prefix: " << label(R, "labels.model_prefix", Key.substr(0, Key.find('-')))
-       << "\n";
-    OS << "  runner: " << label(R, "labels.runner", "cluster:" + (R.Hardware ? R.Hardware->Name : ""))
-       << "\n";
-    OS << "  precision: " << (Precision ? Precision->getString() : "") << "\n";
-    OS << "  framework: " << framework(R, Disagg != nullptr) << "\n";
-    // The router, as InferenceX names it, with the version the recipe
-    // states (`labels.router_version`; it runs whatever the image holds).
-    if (std::string Router = routerFramework(First); !Router.empty()) {
-      OS << "  router: {name: " << Router;
-      std::string Version = label(R, "labels.router_version", "");
-      if (!Version.empty())
-        OS << ", version: \"" << Version << "\"";
-      OS << "}\n";
-    }
-    OS << "  multinode: " << (Multinode ? "true" : "false") << "\n";
-    if (Disagg) {
-      OS << "  disagg: true\n";
-      if (const Value *KV = report(*Disagg, "kv_p2p_transfer", "prefill"))
-        OS << "  kv-p2p-transfer: " << yamlValue(*KV) << "\n";
-    }
-    bool Agentic = Scenario && Scenario->getRecordName() == "agentic";
-    OS << "  scenarios:\n";
-    // Items in first-cell order: one per arm, split where the arm's cells
-    // differ, grouped under their dram-utilization.
-    // A cell's `spec-decoding`: the method it drafts with, else `none`. A
-    // declared arm is one search-space item, whose method is the one its
-    // launcher drafts with: the first a cell of the arm reports (an arm that
-    // drafts at low concurrency only is still an MTP arm). Without `arm`
-    // statements, cells that differ in it are separate items.
-    auto SpecOf = [](const sema::Cell &C) {
-      const Value *V =
-          report(C, "spec_decoding", C.isDisaggregated() ? "decode" : "");
-      return V ? yamlValue(*V) : std::string("none");
-    };
-    std::map<const sema::ArmInfo *, std::string> ArmSpec;
-    for (const sema::Cell &C : R.Cells) {
-      auto [It, New] = ArmSpec.try_emplace(C.Arm, SpecOf(C));
-      if (!New && It->second == "none")
-        It->second = SpecOf(C);
-    }
-    // The one DRAM utilization of the recipe, when its cells agree on one:
-    // arms without a CPU tier run under the same budget.
-    std::optional<std::string> OneUtilization;
-    bool Several = false;
-    for (const sema::Cell &C : R.Cells)
-      if (C.DramUtilization) {
-        std::string U = decimal(*C.DramUtilization);
-        Several |= OneUtilization && *OneUtilization != U;
-        OneUtilization = U;
-      }
-    std::vector<Item> Items;
-    for (const sema::Cell &C : R.Cells) {
-      Item A =
-          itemOf(C, Agentic,
-                 C.Arm && !C.Arm->Name.empty() ? ArmSpec[C.Arm] : SpecOf(C));
-      if (A.Utilization.empty() && OneUtilization && !Several)
-        A.Utilization = *OneUtilization;
-      if (const Value *S = get(C, "scenario");
-          S && S->kind() == ValueKind::Record && S->getRecordName() == "fixed")
-        A.SeqLen = {S->lookup("isl")->getInt(), S->lookup("osl")->getInt()};
-      auto Same = [&](const Item &B) {
-        return B.Arm == A.Arm && B.Utilization == A.Utilization &&
-               B.SeqLen == A.SeqLen && B.Fields == A.Fields;
-      };
-      auto It = std::find_if(Items.begin(), Items.end(), Same);
-      if (It == Items.end()) {
-        A.Concs.push_back(C.Conc);
-        Items.push_back(std::move(A));
-      } else {
-        It->Concs.push_back(C.Conc);
-      }
-    }
-    auto EmitItem = [&](const Item &A, const char *Indent) {
-      OS << Indent << "- ";
-      bool FirstField = true;
-      for (const auto &[K, V] : A.Fields) {
-        OS << (FirstField ? "" : Indent) << (FirstField ? "" : "  ") << K << ": "
-           << V << "\n";
-        FirstField = false;
-      }
-      if (!FirstField)
-        OS << Indent << "  ";
-      // The whole arm, written geometric(a, b): InferenceX's range.
-      if (A.Arm->Geometric && A.Concs == A.Arm->Concurrency) {
-        OS << "conc-start: " << A.Arm->Geometric->first << "\n"
-           << Indent << "  conc-end: " << A.Arm->Geometric->second << "\n";
-        return;
-      }
-      OS << "conc-list: [";
-      for (size_t I = 0; I < A.Concs.size(); ++I)
-        OS << (I ? ", " : "") << A.Concs[I];
-      OS << "]\n";
-    };
-    if (Agentic) {
-      OS << "    agentic-coding:\n";
-      std::vector<std::string> Utils;
-      for (const Item &A : Items)
-        if (std::find(Utils.begin(), Utils.end(), A.Utilization) == Utils.end())
-          Utils.push_back(A.Utilization);
-      for (const std::string &U : Utils) {
-        OS << "      - ";
-        if (!U.empty())
-          OS << "dram-utilization: " << U << "\n        ";
-        OS << "search-space:\n";
-        for (const Item &A : Items)
-          if (A.Utilization == U)
-            EmitItem(A, "          ");
-      }
-    } else if (Scenario) {
-      // One entry per sequence shape, in first-cell order, each with the
-      // items of the arms that run it (as a master entry lists 1k1k and
-      // 8k1k side by side).
-      OS << "    fixed-seq-len:\n";
-      std::vector<std::pair<int64_t, int64_t>> Seqs;
-      for (const Item &A : Items)
-        if (std::find(Seqs.begin(), Seqs.end(), A.SeqLen) == Seqs.end())
-          Seqs.push_back(A.SeqLen);
-      for (const auto &[Isl, Osl] : Seqs) {
-        OS << "      - isl: " << Isl << "\n";
-        OS << "        osl: " << Osl << "\n";
-        OS << "        search-space:\n";
-        for (const Item &A : Items)
-          if (A.SeqLen == std::make_pair(Isl, Osl))
-            EmitItem(A, "          ");
-      }
-    }
+    for (const auto &[Key, Cells] : Keys)
+      emitEntry(R, Key, Cells, OS);
   }
 }

@@ -8,14 +8,20 @@ What is compared:
   - the master fields: image, model, model-prefix, precision, framework,
     runner, multinode, and where the expectation has them disagg,
     kv-p2p-transfer and router;
-  - the search space, one emitted item per expected arm, in order: every
+  - the entries' keys: an expectation that joins the arms of several master
+    keys (`config_keys`) may be emitted as one entry per key; the entry of
+    `config_key` holds the master fields above, another key's entry those
+    its cells' matrix rows state (the upstream generator copies a key's
+    master fields into each of its rows: image, ...), the rest as above;
+  - the search space, one emitted item per expected arm, in order (the
+    entries' items in the entries' order): every
     field either side has, where a field one side leaves out holds
     InferenceX's default (ep 1, pp 1, dcp-size 1, dp-attn false,
     spec-decoding none); the concurrencies as the list InferenceX runs
     (`conc-start`/`conc-end` doubling from the start, the end clamped and
     last, or `conc-list`); a worker pool's fields the same way; and an
     arm's `config-key` (an expectation that joins the arms of two master
-    keys names each arm's) against the emitted entry's key.
+    keys names each arm's) against the key of the entry holding its item.
 Not compared: a pool's `additional-settings` (the upstream launcher's own
 settings: node counts, its config-file names) and `dram-utilization`
 (the expectation's arms do not carry it).
@@ -66,6 +72,20 @@ def compare_fields(want, got, where, report):
             report(where, key, "expected %s, got %s" % (show(w), show(g)))
 
 
+def master_of(doc, key):
+    """The master fields expected of the entry under key."""
+    master = {k.replace("_", "-"): v for k, v in doc["master"].items()}
+    if key == doc["config_key"]:
+        return master
+    rows = [c["matrix"] for c in doc.get("cells") or []
+            if isinstance(c, dict) and c.get("config_key") == key
+            and isinstance(c.get("matrix"), dict)]
+    for field in MASTER_FIELDS + OPTIONAL_MASTER_FIELDS:
+        if rows and field in rows[0]:
+            master[field] = rows[0][field]
+    return master
+
+
 def search_space(entry):
     scenarios = entry.get("scenarios") or {}
     items = []
@@ -87,30 +107,38 @@ def main(argv):
     except (OSError, ValueError, yaml.YAMLError) as e:
         print("check-inferencex.py: error: %s" % e, file=sys.stderr)
         return 2
-    if not isinstance(emitted, dict) or len(emitted) != 1:
-        print("check-inferencex.py: error: %s: expected one master-config entry" % argv[0],
+    if (not isinstance(emitted, dict) or not emitted
+            or not all(isinstance(e, dict) for e in emitted.values())):
+        print("check-inferencex.py: error: %s: expected master-config entries" % argv[0],
               file=sys.stderr)
         return 2
-    (key, entry), = emitted.items()
     name = doc["entry"]
+    keys = doc.get("config_keys") or [doc["config_key"]]
     errors = []
 
     def report(where, field, reason):
         errors.append("%s: %s: %s: %s" % (name, where, field, reason))
 
-    master = {k.replace("_", "-"): v for k, v in doc["master"].items()}
-    for field in MASTER_FIELDS + [f for f in OPTIONAL_MASTER_FIELDS if f in master]:
-        if entry.get(field) != master.get(field):
-            report("master", field, "expected %s, got %s" % (show(master.get(field)),
-                                                           show(entry.get(field))))
-    if key != doc["config_key"]:
-        report("master", "key", "expected %s, got %s" % (show(doc["config_key"]), show(key)))
+    if doc["config_key"] not in emitted:
+        report("master", "key", "expected %s, got %s" % (show(doc["config_key"]),
+                                                       show(", ".join(emitted))))
+    items = []
+    for key, entry in emitted.items():
+        if len(emitted) > 1 and key not in keys:
+            report("master", "key", "%s is not one of the expected keys %s" % (
+                show(key), show(keys)))
+        where = "master" if len(emitted) == 1 or key == doc["config_key"] else "master " + key
+        master = master_of(doc, key)
+        for field in MASTER_FIELDS + [f for f in OPTIONAL_MASTER_FIELDS if f in master]:
+            if entry.get(field) != master.get(field):
+                report(where, field, "expected %s, got %s" % (show(master.get(field)),
+                                                            show(entry.get(field))))
+        items.extend((key, item) for item in search_space(entry))
 
-    items = search_space(entry)
     if len(items) != len(doc["arms"]):
         report("search-space", "items", "expected %d (one per arm), got %d" % (
             len(doc["arms"]), len(items)))
-    for arm, item in zip(doc["arms"], items):
+    for arm, (key, item) in zip(doc["arms"], items):
         where = "arm %s" % arm["arm"]
         want = arm["search_space"]
         compare_fields(want, item, where, report)
@@ -123,7 +151,11 @@ def main(argv):
         print(e)
     if errors:
         return 1
-    print("%s: the master entry and its %d arms match" % (name, len(items)))
+    if len(emitted) == 1:
+        print("%s: the master entry and its %d arms match" % (name, len(items)))
+    else:
+        print("%s: the %d master entries and their %d arms match" % (name, len(emitted),
+                                                                  len(items)))
     return 0
 
 

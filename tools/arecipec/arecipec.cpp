@@ -174,6 +174,9 @@ bool emit(frontend::CompilerInstance &CI, const sema::Compilation *Old) {
     if (!Plan)
       return false;
   }
+  if (Emit == EmitKind::InferenceX &&
+      !codegen::checkInferenceX(CI.getSema(), Diags))
+    return false;
   std::error_code EC;
   llvm::raw_fd_ostream OS(OutputFilename, EC, llvm::sys::fs::OF_None);
   if (EC) {
