@@ -2,6 +2,7 @@
 
 #include "ASTBuilder.h"
 
+#include "Literals.h"
 #include "StringLiteralDecoder.h"
 
 #include "arecipe/Basic/Diagnostic.h"
@@ -82,7 +83,7 @@ ImportDecl *ASTBuilder::buildImport(P::ImportDeclContext *C) {
     return nullptr;
   std::vector<StringPiece> Pieces;
   StringRef Text = textOf(C->target);
-  if (!decodeStringLiteral(Text, Diags, Pieces))
+  if (!decodeStringLiteral(Text, &Diags, Pieces))
     return nullptr;
   llvm::SmallVector<StringPart, 2> Parts;
   for (StringPiece &Piece : Pieces) {
@@ -291,7 +292,7 @@ std::optional<Block> ASTBuilder::buildBlock(P::BlockContext *C) {
                Ctx.copyArray(llvm::ArrayRef<Stmt *>(Stmts))};
 }
 
-//===-- Statements ---------------------------------------------------------===//
+//===-- Statements --------------------------------------------------------===//
 
 Stmt *ASTBuilder::buildStmt(P::StatementContext *C) {
   if (isBroken(C))
@@ -545,7 +546,7 @@ bool ASTBuilder::buildArgs(P::ArgListContext *C, unsigned Depth,
   return true;
 }
 
-//===-- Expressions --------------------------------------------------------===//
+//===-- Expressions -------------------------------------------------------===//
 
 bool ASTBuilder::checkDepth(antlr4::ParserRuleContext *C, unsigned Depth) {
   if (Depth <= Limits.MaxExprDepth)
@@ -773,66 +774,27 @@ Expr *ASTBuilder::buildPrimary(P::PrimaryContext *C, unsigned Depth) {
   return nullptr;
 }
 
-//===-- Literals -----------------------------------------------------------===//
-
-/// Digits with single underscores between them: `1_000_000`, not `1__0`
-/// or `1_`.
-static bool isDigitGroup(StringRef S, bool Hex) {
-  if (S.empty() || S.front() == '_' || S.back() == '_' ||
-      S.find("__") != StringRef::npos)
-    return false;
-  return llvm::all_of(S, [&](char C) {
-    return C == '_' || (Hex ? llvm::isHexDigit(C) : llvm::isDigit(C));
-  });
-}
-
-static std::string withoutUnderscores(StringRef S) {
-  std::string Out;
-  for (char C : S)
-    if (C != '_')
-      Out += C;
-  return Out;
-}
+//===-- Literals ----------------------------------------------------------===//
 
 Expr *ASTBuilder::buildInteger(antlr4::Token *T) {
   StringRef Text = textOf(T);
   SMRange R = rangeOf(T);
-  bool Hex = Text.startswith_insensitive("0x");
-  StringRef Digits = Hex ? Text.drop_front(2) : Text;
-  if (!isDigitGroup(Digits, Hex)) {
+  int64_t Value = 0;
+  switch (checkIntegerLiteral(Text, Value)) {
+  case LiteralProblem::None:
+    return Ctx.create<IntegerLiteral>(R, Ctx.copyString(Text), Value);
+  case LiteralProblem::IntegerTooLarge:
+    Diags.report(R, DiagID::err_integer_too_large) << Text;
+    return nullptr;
+  default:
     Diags.report(R, DiagID::err_invalid_number) << Text;
     return nullptr;
   }
-  uint64_t Value;
-  if (StringRef(withoutUnderscores(Digits)).getAsInteger(Hex ? 16 : 10, Value) ||
-      Value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    Diags.report(R, DiagID::err_integer_too_large) << Text;
-    return nullptr;
-  }
-  return Ctx.create<IntegerLiteral>(R, Ctx.copyString(Text),
-                                    static_cast<int64_t>(Value));
-}
-
-/// Splits `2.5e-3` into its integer, fraction and exponent parts and checks
-/// each; the exponent may be absent.
-static bool isDecimalNumber(StringRef Text) {
-  size_t E = Text.find_first_of("eE");
-  StringRef Mantissa = Text.substr(0, E);
-  if (E != StringRef::npos) {
-    StringRef Exp = Text.substr(E + 1);
-    if (Exp.startswith("+") || Exp.startswith("-"))
-      Exp = Exp.drop_front();
-    if (Exp.empty() || !llvm::all_of(Exp, llvm::isDigit))
-      return false;
-  }
-  auto [Int, Frac] = Mantissa.split('.');
-  return isDigitGroup(Int, false) &&
-         (Mantissa.find('.') == StringRef::npos || isDigitGroup(Frac, false));
 }
 
 Expr *ASTBuilder::buildFloat(antlr4::Token *T) {
   StringRef Text = textOf(T);
-  if (!isDecimalNumber(Text)) {
+  if (checkFloatLiteral(Text) != LiteralProblem::None) {
     Diags.report(rangeOf(T), DiagID::err_invalid_number) << Text;
     return nullptr;
   }
@@ -842,33 +804,24 @@ Expr *ASTBuilder::buildFloat(antlr4::Token *T) {
 Expr *ASTBuilder::buildQuantity(antlr4::Token *T) {
   StringRef Text = textOf(T);
   SMRange R = rangeOf(T);
-  // The number runs over digits, '_' and one '.'; the lexer allows an
-  // exponent before the unit only so that `1e3GB` gets a precise message.
-  size_t End = 0;
-  while (End < Text.size() &&
-         (llvm::isDigit(Text[End]) || Text[End] == '_' || Text[End] == '.'))
-    ++End;
-  StringRef Number = Text.substr(0, End);
-  StringRef Unit = Text.substr(End);
-  if ((Unit.startswith("e") || Unit.startswith("E")) && Unit.size() > 1 &&
-      (llvm::isDigit(Unit[1]) ||
-       ((Unit[1] == '+' || Unit[1] == '-') && Unit.size() > 2 &&
-        llvm::isDigit(Unit[2])))) {
+  StringRef Number, Unit;
+  arecipe::Unit U;
+  switch (checkQuantityLiteral(Text, Number, Unit, U)) {
+  case LiteralProblem::None:
+    return Ctx.create<QuantityLiteral>(R, Ctx.copyString(Text),
+                                       Ctx.copyString(Number), U);
+  case LiteralProblem::QuantityExponent:
     Diags.report(R, DiagID::err_quantity_exponent) << Text;
     return nullptr;
-  }
-  if (!isDecimalNumber(Number)) {
-    Diags.report(R, DiagID::err_invalid_number) << Text;
-    return nullptr;
-  }
-  std::optional<arecipe::Unit> U = parseUnit(Unit);
-  if (!U) {
+  case LiteralProblem::UnknownUnit: {
     llvm::SMLoc UnitStart = llvm::SMLoc::getFromPointer(Unit.begin());
     Diags.report(SMRange(UnitStart, R.End), DiagID::err_unknown_unit) << Unit;
     return nullptr;
   }
-  return Ctx.create<QuantityLiteral>(R, Ctx.copyString(Text),
-                                     Ctx.copyString(Number), *U);
+  default:
+    Diags.report(R, DiagID::err_invalid_number) << Text;
+    return nullptr;
+  }
 }
 
 StringLiteral *ASTBuilder::buildString(P::StringLitContext *C) {
@@ -877,7 +830,7 @@ StringLiteral *ASTBuilder::buildString(P::StringLitContext *C) {
   antlr4::Token *T = C->getStart();
   StringRef Text = textOf(T);
   std::vector<StringPiece> Pieces;
-  if (!decodeStringLiteral(Text, Diags, Pieces))
+  if (!decodeStringLiteral(Text, &Diags, Pieces))
     return nullptr;
   llvm::SmallVector<StringPart, 4> Parts;
   for (StringPiece &Piece : Pieces) {

@@ -12,6 +12,7 @@
 #include "arecipe/Parse/Parser.h"
 
 #include "ASTBuilder.h"
+#include "FastParser.h"
 #include "StringLiteralDecoder.h"
 #include "SyntaxErrorStrategy.h"
 
@@ -101,8 +102,9 @@ struct Pipeline {
 class ParseSession {
 public:
   ParseSession(const llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-               ast::ASTContext &Ctx, const ParseLimits &Limits)
-      : SM(SM), Diags(Diags), Ctx(Ctx), Limits(Limits) {}
+               ast::ASTContext &Ctx, const ParseLimits &Limits,
+               ParserChoice Choice)
+      : SM(SM), Diags(Diags), Ctx(Ctx), Limits(Limits), Choice(Choice) {}
 
   ast::File *parseFile(unsigned BufferID);
   ast::Expr *parseExpr(llvm::StringRef Text);
@@ -125,6 +127,7 @@ private:
   DiagnosticEngine &Diags;
   ast::ASTContext &Ctx;
   const ParseLimits &Limits;
+  ParserChoice Choice;
 };
 
 } // namespace
@@ -319,6 +322,12 @@ ast::File *ParseSession::parseFile(unsigned BufferID) {
   Body.consume_front("\xEF\xBB\xBF");
   llvm::SMRange FileRange(Start, llvm::SMLoc::getFromPointer(Text.end()));
   llvm::StringRef Name = Buffer->getBufferIdentifier();
+  if (Choice != ParserChoice::ReferenceOnly) {
+    if (ast::File *F = fastParseFile(Body, Name, FileRange, Diags, Ctx, Limits))
+      return F;
+    if (Choice == ParserChoice::FastOnly)
+      return nullptr;
+  }
   Pipeline Pipe(Body);
   return run(
       Pipe, [](GuardedParser &Parser) { return Parser.file(); },
@@ -339,6 +348,12 @@ ast::Expr *ParseSession::parseExpr(llvm::StringRef Text) {
   }
   if (!checkText(Text))
     return nullptr;
+  if (Choice != ParserChoice::ReferenceOnly) {
+    if (ast::Expr *E = fastParseExpr(Text, Ctx, Limits))
+      return E;
+    if (Choice == ParserChoice::FastOnly)
+      return nullptr;
+  }
   unsigned Errors = Diags.errorCount();
   Pipeline Pipe(Text);
   ast::Expr *E = run(
@@ -356,7 +371,15 @@ ast::File *arecipe::parse::parseFile(const llvm::SourceMgr &SM,
                                      DiagnosticEngine &Diags,
                                      ast::ASTContext &Ctx,
                                      const ParseLimits &Limits) {
-  return ParseSession(SM, Diags, Ctx, Limits).parseFile(BufferID);
+  return parseFile(SM, BufferID, Diags, Ctx, Limits, ParserChoice::Default);
+}
+
+ast::File *arecipe::parse::parseFile(const llvm::SourceMgr &SM,
+                                     unsigned BufferID, DiagnosticEngine &Diags,
+                                     ast::ASTContext &Ctx,
+                                     const ParseLimits &Limits,
+                                     ParserChoice Choice) {
+  return ParseSession(SM, Diags, Ctx, Limits, Choice).parseFile(BufferID);
 }
 
 ast::Expr *arecipe::parse::parseExpr(const llvm::SourceMgr &SM,
@@ -364,5 +387,12 @@ ast::Expr *arecipe::parse::parseExpr(const llvm::SourceMgr &SM,
                                      DiagnosticEngine &Diags,
                                      ast::ASTContext &Ctx,
                                      const ParseLimits &Limits) {
-  return ParseSession(SM, Diags, Ctx, Limits).parseExpr(Text);
+  return parseExpr(SM, Text, Diags, Ctx, Limits, ParserChoice::Default);
+}
+
+ast::Expr *
+arecipe::parse::parseExpr(const llvm::SourceMgr &SM, llvm::StringRef Text,
+                          DiagnosticEngine &Diags, ast::ASTContext &Ctx,
+                          const ParseLimits &Limits, ParserChoice Choice) {
+  return ParseSession(SM, Diags, Ctx, Limits, Choice).parseExpr(Text);
 }

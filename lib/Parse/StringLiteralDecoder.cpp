@@ -66,7 +66,7 @@ static size_t decodeUnicodeEscape(llvm::StringRef Text, std::string &Out) {
 }
 
 bool arecipe::parse::decodeStringLiteral(llvm::StringRef Token,
-                                         DiagnosticEngine &Diags,
+                                         DiagnosticEngine *Diags,
                                          std::vector<StringPiece> &Pieces) {
   bool Raw = Token.startswith("r\"");
   llvm::StringRef Body = Token.drop_front(Raw ? 2 : 1);
@@ -94,18 +94,20 @@ bool arecipe::parse::decodeStringLiteral(llvm::StringRef Token,
       FlushText(Body.begin() + I);
       size_t Close = Body.find('}', I + 2);
       if (Close == llvm::StringRef::npos) {
-        Diags.report(llvm::SMRange(locOf(Body.begin() + I),
-                                   locOf(Body.begin() + I + 2)),
-                     DiagID::err_unterminated_interpolation);
+        if (Diags)
+          Diags->report(llvm::SMRange(locOf(Body.begin() + I),
+                                      locOf(Body.begin() + I + 2)),
+                        DiagID::err_unterminated_interpolation);
         return false;
       }
       // The lexer keeps `"${capture("x")}"` one token so that this is the
       // one error: a quote cannot be written inside an interpolation.
       if (Body.slice(I + 2, Close).contains('"')) {
-        Diags.report(llvm::SMRange(locOf(Body.begin() + I),
-                                   locOf(Body.begin() + Close + 1)),
-                     DiagID::err_interpolation_quote)
-            << Body.slice(I + 2, Close).trim().str();
+        if (Diags)
+          Diags->report(llvm::SMRange(locOf(Body.begin() + I),
+                                      locOf(Body.begin() + Close + 1)),
+                        DiagID::err_interpolation_quote)
+              << Body.slice(I + 2, Close).trim().str();
         return false;
       }
       StringPiece Interp;
@@ -147,9 +149,10 @@ bool arecipe::parse::decodeStringLiteral(llvm::StringRef Token,
       size_t Close = Body.find('}', I);
       if (Body.substr(I + 2).startswith("{") && Close != llvm::StringRef::npos)
         Bad = Body.slice(I, Close + 1);
-      Diags.report(llvm::SMRange(locOf(Bad.begin()), locOf(Bad.end())),
-                   DiagID::err_invalid_escape)
-          << Bad;
+      if (Diags)
+        Diags->report(llvm::SMRange(locOf(Bad.begin()), locOf(Bad.end())),
+                      DiagID::err_invalid_escape)
+            << Bad;
       Ok = false;
       Len = Bad.size();
       break;
@@ -158,9 +161,10 @@ bool arecipe::parse::decodeStringLiteral(llvm::StringRef Token,
       // Report the whole (possibly multi-byte) character after the '\'.
       size_t CharLen = llvm::getNumBytesForUTF8(static_cast<llvm::UTF8>(E));
       llvm::StringRef Bad = Body.substr(I, 1 + CharLen);
-      Diags.report(llvm::SMRange(locOf(Bad.begin()), locOf(Bad.end())),
-                   DiagID::err_invalid_escape)
-          << Bad;
+      if (Diags)
+        Diags->report(llvm::SMRange(locOf(Bad.begin()), locOf(Bad.end())),
+                      DiagID::err_invalid_escape)
+            << Bad;
       Ok = false;
       Len = Bad.size();
       break;

@@ -31,8 +31,10 @@ struct StringPiece {
 /// True if the token (`"..."` or `r"..."`) has its closing quote.
 bool isTerminatedString(llvm::StringRef Token);
 
-/// Decodes Token into Pieces. Returns false after reporting an error.
-bool decodeStringLiteral(llvm::StringRef Token, DiagnosticEngine &Diags,
+/// Decodes Token into Pieces. Returns false after reporting an error to
+/// Diags, or without a report when Diags is null (the fast parser, which
+/// leaves the report to the reference path).
+bool decodeStringLiteral(llvm::StringRef Token, DiagnosticEngine *Diags,
                          std::vector<StringPiece> &Pieces);
 
 } // namespace parse

@@ -9,6 +9,13 @@
 // machinery behind them is private to lib/Parse: nothing here (or reachable
 // from here) includes an ANTLR header, and no ANTLR exception escapes.
 //
+// Two parsers stand behind each entry point. A hand-written one runs first
+// and builds the tree of well-formed text; on anything it is not sure of it
+// gives up silently and the ANTLR parser (grammar/ARecipe.g4, the
+// reference and the one source of diagnostics) parses the text from
+// scratch. Both build the same tree for any text the fast one accepts
+// (docs/architecture.md, lib/Parse); ParserChoice lets tests run either.
+//
 // Limits, all reported as errors rather than crashes:
 // - a buffer above MaxFileBytes (16 MiB) is refused unparsed;
 // - invalid UTF-8 stops at the first bad byte, unparsed;
@@ -23,6 +30,7 @@
 #define ARECIPE_PARSE_PARSER_H
 
 #include <cstddef>
+#include <cstdint>
 
 namespace llvm {
 class SourceMgr;
@@ -45,6 +53,16 @@ struct ParseLimits {
   unsigned MaxExprDepth = 1024;
 };
 
+/// Which parser runs, after the size and UTF-8 checks both share.
+enum class ParserChoice : uint8_t {
+  /// The fast parser, and the reference parser when it gives up.
+  Default,
+  /// Only the ANTLR parser: the reference of differential tests.
+  ReferenceOnly,
+  /// Only the fast parser: null, with nothing reported, where it gives up.
+  FastOnly,
+};
+
 /// Parses buffer BufferID of SM. Returns the file's tree -- with the
 /// statements that parsed, when there were errors -- or null when the
 /// buffer was refused as a whole (too large, invalid UTF-8, nested too
@@ -61,6 +79,14 @@ ast::File *parseFile(const llvm::SourceMgr &SM, unsigned BufferID,
 ast::Expr *parseExpr(const llvm::SourceMgr &SM, llvm::StringRef Text,
                      DiagnosticEngine &Diags, ast::ASTContext &Ctx,
                      const ParseLimits &Limits = ParseLimits());
+
+/// parseFile and parseExpr with the parser chosen, for tests and fuzzers.
+ast::File *parseFile(const llvm::SourceMgr &SM, unsigned BufferID,
+                     DiagnosticEngine &Diags, ast::ASTContext &Ctx,
+                     const ParseLimits &Limits, ParserChoice Choice);
+ast::Expr *parseExpr(const llvm::SourceMgr &SM, llvm::StringRef Text,
+                     DiagnosticEngine &Diags, ast::ASTContext &Ctx,
+                     const ParseLimits &Limits, ParserChoice Choice);
 
 } // namespace parse
 } // namespace arecipe
