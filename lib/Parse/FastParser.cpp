@@ -333,95 +333,46 @@ private:
   }
 
   size_t lexPunctuation(size_t I, Tok &K) {
-    char C = S[I];
     char Next = I + 1 < N ? S[I + 1] : '\0';
-    switch (C) {
-    case '{':
-      K = Tok::LBrace;
-      return I + 1;
-    case '}':
-      K = Tok::RBrace;
-      return I + 1;
-    case '[':
-      K = Tok::LBrack;
-      return I + 1;
-    case ']':
-      K = Tok::RBrack;
-      return I + 1;
-    case '(':
-      K = Tok::LParen;
-      return I + 1;
-    case ')':
-      K = Tok::RParen;
-      return I + 1;
-    case ',':
-      K = Tok::Comma;
-      return I + 1;
-    case ';':
-      K = Tok::Semi;
-      return I + 1;
-    case ':':
-      K = Tok::Colon;
-      return I + 1;
-    case '?':
-      K = Tok::Question;
-      return I + 1;
-    case '+':
-      K = Tok::Plus;
-      return I + 1;
-    case '*':
-      K = Tok::Star;
-      return I + 1;
-    case '/':
-      K = Tok::Slash;
-      return I + 1;
-    case '%':
-      K = Tok::Percent;
-      return I + 1;
+    // The two-character operator when its second character follows (the
+    // longest match), else the one-character one.
+    auto OneOrTwo = [&](char Second, Tok Two, Tok One) {
+      K = Next == Second ? Two : One;
+      return I + (Next == Second ? 2 : 1);
+    };
+    switch (S[I]) {
     case '.':
-      if (Next == '.') {
-        K = Tok::Range;
-        return I + 2;
-      }
-      K = Tok::Dot;
-      return I + 1;
+      return OneOrTwo('.', Tok::Range, Tok::Dot);
     case '-':
-      if (Next == '>') {
-        K = Tok::Arrow;
-        return I + 2;
-      }
-      K = Tok::Minus;
-      return I + 1;
+      return OneOrTwo('>', Tok::Arrow, Tok::Minus);
     case '=':
-      if (Next == '=') {
-        K = Tok::Eq;
-        return I + 2;
-      }
-      K = Tok::Assign;
-      return I + 1;
-    case '!':
-      if (Next == '=') {
-        K = Tok::Ne;
-        return I + 2;
-      }
-      bail(); // err_invalid_character
+      return OneOrTwo('=', Tok::Eq, Tok::Assign);
     case '<':
-      if (Next == '=') {
-        K = Tok::Le;
-        return I + 2;
-      }
-      K = Tok::Lt;
-      return I + 1;
+      return OneOrTwo('=', Tok::Le, Tok::Lt);
     case '>':
-      if (Next == '=') {
-        K = Tok::Ge;
-        return I + 2;
-      }
-      K = Tok::Gt;
-      return I + 1;
+      return OneOrTwo('=', Tok::Ge, Tok::Gt);
+    case '!':
+      if (Next != '=')
+        bail(); // err_invalid_character
+      K = Tok::Ne;
+      return I + 2;
     default:
-      bail(); // err_invalid_character
+      break;
     }
+    static constexpr struct {
+      char C;
+      Tok K;
+    } Single[] = {{'{', Tok::LBrace},   {'}', Tok::RBrace}, {'[', Tok::LBrack},
+                  {']', Tok::RBrack},   {'(', Tok::LParen}, {')', Tok::RParen},
+                  {',', Tok::Comma},    {';', Tok::Semi},   {':', Tok::Colon},
+                  {'?', Tok::Question}, {'+', Tok::Plus},   {'*', Tok::Star},
+                  {'/', Tok::Slash},    {'%', Tok::Percent}};
+    for (const auto &P : Single)
+      if (P.C == S[I]) {
+        K = P.K;
+        return I + 1;
+      }
+    bail(); // err_invalid_character
   }
 
   const char *S;
@@ -459,6 +410,27 @@ BinaryOp binaryOpFor(Tok K) {
   case Tok::In: return BinaryOp::In;
   case Tok::And: return BinaryOp::And;
   default: return BinaryOp::Or;
+  }
+}
+
+/// The precedence of the operator alternative of `expr` that token K
+/// begins, as numbered in the generated ARecipeParser::expr(int) (the
+/// first alternative binds tightest); 0 if K continues no expression.
+unsigned operatorPrecedence(Tok K) {
+  switch (K) {
+  case Tok::Dot: return 14;
+  case Tok::LParen: return 13;
+  case Tok::LBrack: return 12;
+  case Tok::As: return 11;
+  case Tok::Star: case Tok::Slash: case Tok::Percent: return 9;
+  case Tok::Plus: case Tok::Minus: return 8;
+  case Tok::Range: return 7;
+  case Tok::Eq: case Tok::Ne: case Tok::Lt: case Tok::Le: case Tok::Gt:
+  case Tok::Ge: case Tok::In: return 5;
+  case Tok::And: return 3;
+  case Tok::Or: return 2;
+  case Tok::If: return 1;
+  default: return 0;
   }
 }
 // clang-format on
@@ -538,6 +510,23 @@ private:
   RenderClause parseRender();
   StringLiteral *parseStringLit();
   void parseArgs(llvm::SmallVectorImpl<Argument> &Args, uint32_t &Height);
+
+  /// `(ASSIGN expr)?` after a flag or switch statement.
+  Expr *parseOptionalValue() {
+    if (cur() != Tok::Assign)
+      return nullptr;
+    ++Pos;
+    return parseRootExpr();
+  }
+  /// `CONC expr (COMMA expr)*` of `at conc` (statement and tune item).
+  void parseConcs(llvm::SmallVectorImpl<Expr *> &Concs) {
+    expect(Tok::Conc);
+    Concs.push_back(parseRootExpr());
+    while (cur() == Tok::Comma) {
+      ++Pos;
+      Concs.push_back(parseRootExpr());
+    }
+  }
 
   // Expressions.
   Expr *parseRootExpr();
@@ -733,13 +722,8 @@ void Parser::parseTuneBody(llvm::SmallVectorImpl<TuneItem> &Items) {
       parseTuneBody(Inner);
     } else if (cur() == Tok::At) {
       ++Pos;
-      expect(Tok::Conc);
       llvm::SmallVector<Expr *, 4> Concs;
-      Concs.push_back(parseRootExpr());
-      while (cur() == Tok::Comma) {
-        ++Pos;
-        Concs.push_back(parseRootExpr());
-      }
+      parseConcs(Concs);
       parseTuneBody(Inner);
       Item.K = TuneItem::At;
       Item.Concs = Ctx.copyArray(llvm::ArrayRef<Expr *>(Concs));
@@ -834,13 +818,8 @@ Stmt *Parser::parseStmt() {
   }
   case Tok::At: {
     ++Pos;
-    expect(Tok::Conc);
     llvm::SmallVector<Expr *, 4> Concs;
-    Concs.push_back(parseRootExpr());
-    while (cur() == Tok::Comma) {
-      ++Pos;
-      Concs.push_back(parseRootExpr());
-    }
+    parseConcs(Concs);
     Block Body = parseBlock();
     return Ctx.create<AtConcStmt>(
         R(), Ctx.copyArray(llvm::ArrayRef<Expr *>(Concs)), Body);
@@ -897,11 +876,7 @@ Stmt *Parser::parseStmt() {
       Mode = cur() == Tok::Each ? ListMode::Each : ListMode::Spread;
       ++Pos;
     }
-    Expr *Value = nullptr;
-    if (cur() == Tok::Assign) {
-      ++Pos;
-      Value = parseRootExpr();
-    }
+    Expr *Value = parseOptionalValue();
     return Ctx.create<FlagStmt>(R(), Flag, Mode, Value);
   }
   if (K == Tok::Switch && IsString) {
@@ -912,11 +887,7 @@ Stmt *Parser::parseStmt() {
       ++Pos;
       Negative = parseStringLit();
     }
-    Expr *Value = nullptr;
-    if (cur() == Tok::Assign) {
-      ++Pos;
-      Value = parseRootExpr();
-    }
+    Expr *Value = parseOptionalValue();
     return Ctx.create<SwitchStmt>(R(), Flag, Negative, Value);
   }
   if (K == Tok::File && IsString) {
@@ -1129,53 +1100,9 @@ PExpr Parser::parseExpr(unsigned Prec) {
 
   while (true) {
     Tok K = cur();
-    unsigned OpPrec;
-    switch (K) {
-    case Tok::Dot:
-      OpPrec = 14;
-      break;
-    case Tok::LParen:
-      OpPrec = 13;
-      break;
-    case Tok::LBrack:
-      OpPrec = 12;
-      break;
-    case Tok::As:
-      OpPrec = 11;
-      break;
-    case Tok::Star:
-    case Tok::Slash:
-    case Tok::Percent:
-      OpPrec = 9;
-      break;
-    case Tok::Plus:
-    case Tok::Minus:
-      OpPrec = 8;
-      break;
-    case Tok::Range:
-      OpPrec = 7;
-      break;
-    case Tok::Eq:
-    case Tok::Ne:
-    case Tok::Lt:
-    case Tok::Le:
-    case Tok::Gt:
-    case Tok::Ge:
-    case Tok::In:
-      OpPrec = 5;
-      break;
-    case Tok::And:
-      OpPrec = 3;
-      break;
-    case Tok::Or:
-      OpPrec = 2;
-      break;
-    case Tok::If:
-      OpPrec = 1;
-      break;
-    default:
+    unsigned OpPrec = operatorPrecedence(K);
+    if (OpPrec == 0)
       return L;
-    }
     if (OpPrec < Prec)
       return L;
     uint32_t OpTok = static_cast<uint32_t>(Pos++);

@@ -26,15 +26,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 
-namespace arecipe {
-class DiagnosticEngine;
-namespace ast {
-class ASTContext;
-class Expr;
-class File;
-} // namespace ast
-
-namespace parse {
+namespace arecipe::parse {
 
 /// Parses Text (a whole buffer without its byte-order mark, already checked
 /// for size and UTF-8) as a file named Name spanning FileRange. On success
@@ -49,7 +41,6 @@ ast::File *fastParseFile(llvm::StringRef Text, llvm::StringRef Name,
 ast::Expr *fastParseExpr(llvm::StringRef Text, ast::ASTContext &Ctx,
                          const ParseLimits &Limits);
 
-} // namespace parse
-} // namespace arecipe
+} // namespace arecipe::parse
 
 #endif // ARECIPE_LIB_PARSE_FASTPARSER_H

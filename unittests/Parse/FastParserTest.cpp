@@ -235,6 +235,12 @@ const char *const Corners[] = {
     "recipe r { file \"x\" = 1; file { } ; file.x = 2 }",
     "recipe r { emit { } ; emit = 1 }",
     "recipe r { arm { } }",
+    "recipe r { x = 5 sec = 3 }",
+    "recipe extends extends p {}\nrecipe r { recipe { } }",
+    "let x = a.floor\nlet y = z as floor\nlet w = f(floor = 1)",
+    "let x = 1\r\nlet y = \"a\r\"",
+    "tune t for r { a >= 1 tok/s/user; b <= 2s; maximize m; }",
+    "let x = [1 for x in y]\nlet z = [a for b in c if d][0]",
 };
 
 TEST(FastParserTest, AgreesOnCornerCases) {
