@@ -2,11 +2,13 @@
 # Runs libFuzzer targets for a fixed time each, one worker, on a working copy
 # of their seed corpus (docs/reliability.md).
 #
-#   fuzz/run.sh BUILD_DIR SECONDS [TARGET...]     TARGET: parse sema plan sse trace sim
+#   fuzz/run.sh BUILD_DIR SECONDS [TARGET...]
+#     TARGET: parse parsediff sema plan sse trace sim
 #
 # BUILD_DIR is a -DARECIPE_FUZZ=ON build. Each target starts from
-# fuzz/corpus/<target>/ plus whatever earlier runs kept in
-# fuzz/corpus-work/<target>/ (git-ignored); sema and parse use fuzz/sema.dict.
+# fuzz/corpus/<target>/ (parsediff: fuzz/corpus/parse/) plus whatever
+# earlier runs kept in fuzz/corpus-work/<target>/ (git-ignored); sema,
+# parse and parsediff use fuzz/sema.dict.
 # A crash, leak, timeout or sanitizer report leaves its input in
 # fuzz/corpus-work/artifacts/<target>/ and makes the script exit 1 after the other
 # targets have run. The last line of each run is libFuzzer's final stats.
@@ -16,17 +18,19 @@ build=$(cd "$1" && pwd)
 seconds=$2
 shift 2
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(parse sema plan sse trace sim)
+[[ ${#targets[@]} -eq 0 ]] && targets=(parse parsediff sema plan sse trace sim)
 status=0
 for t in "${targets[@]}"; do
   bin=$build/bin/arecipe-fuzz-$t
   work=$root/fuzz/corpus-work/$t
   artifacts=$root/fuzz/corpus-work/artifacts/$t
   mkdir -p "$work" "$artifacts"
-  cp -n "$root"/fuzz/corpus/"$t"/* "$work"/ 2>/dev/null
+  seeds=$t
+  [[ $t == parsediff ]] && seeds=parse
+  cp -n "$root"/fuzz/corpus/"$seeds"/* "$work"/ 2>/dev/null
   extra=()
   case $t in
-    parse | sema) extra=(-dict="$root/fuzz/sema.dict" -max_len=4096) ;;
+    parse | parsediff | sema) extra=(-dict="$root/fuzz/sema.dict" -max_len=4096) ;;
     plan) extra=(-max_len=16384) ;;
     *) extra=(-max_len=4096) ;;
   esac
