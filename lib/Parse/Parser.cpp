@@ -2,10 +2,11 @@
 //
 // Runs the pipeline for one text (a file, one `${...}` of a string, or one
 // standalone expression such as a `--set` value):
-// limits and UTF-8 first, then the ANTLR lexer, a pass over all tokens for
-// lexical errors and bracket depth, the ANTLR parser with the project's
-// error strategy, and the AST builder. Every exception the ANTLR runtime
-// might throw stops here.
+// limits and UTF-8 first, then the hand-written fast parser (FastParser.h);
+// only where it gives up, the reference: the ANTLR lexer, a pass over all
+// tokens for lexical errors and bracket depth, the ANTLR parser with the
+// project's error strategy, and the AST builder. Every exception the ANTLR
+// runtime might throw stops here.
 //
 //===----------------------------------------------------------------------===//
 
