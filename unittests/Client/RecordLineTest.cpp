@@ -2,9 +2,10 @@
 //
 // records.jsonl lines are written with support::JsonWriter, without a DOM,
 // for speed; their bytes must be exactly what the first implementation, an
-// nlohmann::ordered_json dump with the replace handler, produced: nlohmann's canonical form, keys in the fixed order, every value
-// the record's, for every kind of field value (escapes, control bytes,
-// invalid UTF-8, extreme integers).
+// nlohmann::ordered_json dump with the replace handler, produced:
+// nlohmann's canonical form, keys in the fixed order, every value the
+// record's, for every kind of field value (escapes, control bytes, invalid
+// UTF-8, extreme integers).
 //
 //===----------------------------------------------------------------------===//
 
