@@ -99,6 +99,11 @@ TEST(RequestBody, InvalidUtf8FailsAsTheDumpDid) {
   EXPECT_THROW(requestBody(Target, Bad, 4, true), nlohmann::json::type_error);
   Target.Api = ApiKind::Completions;
   EXPECT_THROW(requestBody(Target, Bad, 4, true), nlohmann::json::type_error);
+  // A UTF-16 surrogate and an overlong form are invalid to both.
+  for (const char *Text : {"surrogate \xed\xa0\x80", "overlong \xc0\xaf"}) {
+    EXPECT_THROW(domBody(Target, {{true, Text}}, 4, true), nlohmann::json::type_error);
+    EXPECT_THROW(requestBody(Target, {{true, Text}}, 4, true), nlohmann::json::type_error);
+  }
   Target.Model = "bad \xff";
   EXPECT_THROW(requestBody(Target, {}, 4, false), nlohmann::json::type_error);
   EXPECT_THROW(tokenIdsRequestBody(Target, {1, 2}, 4, false), nlohmann::json::type_error);
