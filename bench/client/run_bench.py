@@ -2,7 +2,7 @@
 """Client benchmark: arecipe-load vs the reference aiohttp client, same server, same run.
 
   run_bench.py --build BUILD_DIR [--repeat N] [--tokens-per-chunk K] [--pin]
-               [--load N] [--only tokens,conc,scale,lag]
+               [--load N] [--only tokens,conc,scale,lag] [--baseline ARECIPE_LOAD]
 
 Starts bench/client's fast streaming server (its own process, 127.0.0.1,
 ephemeral port), then for each scenario runs arecipe-load and ref_client.py
@@ -14,6 +14,10 @@ server on CPU 0 and the clients on CPU 1, so neither steals the other's core.
 speculative decoding does. --load N adds N busy-looping processes for the
 whole run, for a loaded machine on demand. Prints a markdown table and the
 load average before and after. Kills the server and the load on exit.
+--baseline ARECIPE_LOAD (a saved copy of an older arecipe-load) adds it to
+the tokens/CPU-s scenario, each repeat running the baseline, the build's
+arecipe-load and the reference one after the other, so a before/after
+comparison on a shared machine sees the same load in both.
 
 Scenarios:
   tokens/CPU-s  closed loop, C=256, 2560 requests, ISL 128, OSL 256
@@ -63,8 +67,8 @@ def percentile(values, p):
     return v[lo] + (v[hi] - v[lo]) * (rank - lo)
 
 
-def arecipe(build, port_file, out, conc, n, isl, osl, rate=0.0, extra=()):
-    cmd = [os.path.join(build, "bin", "arecipe-load"), "fixed", "--port-file", port_file,
+def arecipe(build, port_file, out, conc, n, isl, osl, rate=0.0, extra=(), binary=None):
+    cmd = [binary or os.path.join(build, "bin", "arecipe-load"), "fixed", "--port-file", port_file,
            "--model", "m", "--api", "completions", "--isl", str(isl), "--osl", str(osl),
            "--concurrency", str(conc), "--num-prompts", str(n), "--warmup", "0",
            "--metrics-url", "none", "--quiet", "--request-timeout-s", "300", "--out", out]
@@ -91,7 +95,8 @@ def arecipe(build, port_file, out, conc, n, isl, osl, rate=0.0, extra=()):
             "lag_p50_s": c["send_lag"]["p50"], "sent_lag_p99_s": percentile(sent_lag, 99),
             "bound": c.get("client_bound"), "bound_reason": c.get("client_bound_reason", ""),
             "loop_lag_p99_s": c.get("loop_lag", {}).get("p99", 0),
-            "loop_cpu": c.get("loop_cpu_fraction", 0), "rt": c.get("loop_realtime_priority", 0),
+            "loop_cpu": c.get("loop_cpu_fraction", 0),
+            "loop_cpu_s": c.get("client_cpu_seconds", 0), "rt": c.get("loop_realtime_priority", 0),
             "rc": rc, "err": err.strip()[-300:]}
 
 
@@ -122,6 +127,8 @@ def main():
     ap.add_argument("--pin", action="store_true")
     ap.add_argument("--only", default="tokens,conc,scale,lag")
     ap.add_argument("--load", type=int, default=0)
+    ap.add_argument("--baseline", default="",
+                    help="an older arecipe-load to compare in the tokens scenario")
     args = ap.parse_args()
     only = set(args.only.split(","))
     if args.pin:
@@ -153,9 +160,24 @@ def main():
             return a_runs, p_runs
 
         if "tokens" in only:
-            a_runs, p_runs = both(
-                lambda: arecipe(args.build, port_file, os.path.join(tmp, "t"), 256, 2560, 128, 256),
-                lambda: reference(url, 256, 2560, 128, 256))
+            b_runs = []
+
+            def tokens_run():
+                if args.baseline:
+                    b_runs.append(arecipe(args.build, port_file, os.path.join(tmp, "tb"), 256,
+                                          2560, 128, 256, binary=args.baseline))
+                return arecipe(args.build, port_file, os.path.join(tmp, "t"), 256, 2560, 128, 256)
+
+            a_runs, p_runs = both(tokens_run, lambda: reference(url, 256, 2560, 128, 256))
+            if b_runs:
+                for r in b_runs:
+                    r["tps"] = r["tokens"] / r["cpu_s"] if r["cpu_s"] else 0
+                tb = median_of(b_runs, "tps")
+                rows.append(("streamed tokens per client CPU-second, baseline arecipe-load",
+                             f"{tb:,.0f} ({b_runs[0]['tokens']:,} tok / "
+                             f"{median_of(b_runs, 'cpu_s'):.3f} s)", "-", "-"))
+                notes.append("tokens/CPU-s runs: baseline " +
+                             ", ".join(f"{r['tps']:,.0f} ({r['cpu_s']:.3f} s)" for r in b_runs))
             for r in a_runs + p_runs:
                 r["tps"] = r["tokens"] / r["cpu_s"] if r["cpu_s"] else 0
             ta, tp = median_of(a_runs, "tps"), median_of(p_runs, "tps")
@@ -166,11 +188,18 @@ def main():
                          f"{median_of(p_runs, 'cpu_s'):.2f} s)",
                          f"{ta / tp:.1f}x" if tp else "-"))
             notes.append("tokens/CPU-s runs: arecipe " +
-                         ", ".join(f"{r['tps']:,.0f}" for r in a_runs) + "; reference " +
+                         ", ".join(f"{r['tps']:,.0f} ({r['cpu_s']:.3f} s)" for r in a_runs) +
+                         "; reference " +
                          ", ".join(f"{r['tps']:,.0f}" for r in p_runs))
-            notes.append("tokens runs, arecipe loop CPU / loop lag p99 / client_bound: " +
-                         ", ".join(f"{r['loop_cpu']:.2f} / {r['loop_lag_p99_s'] * 1e3:.2f} ms / "
-                                   f"{r['bound']}" for r in a_runs))
+            # The loop's CPU in seconds next to the process's: what is not the
+            # loop is start-up, prompt synthesis, metrics and teardown. (The
+            # fraction is of one core over the measured window, not seconds.)
+            notes.append("tokens runs, arecipe loop CPU of process CPU (loop's share of a core) "
+                         "/ loop lag p99 / client_bound: " +
+                         ", ".join(f"{r['loop_cpu_s']:.3f} s of {r['cpu_s']:.3f} s "
+                                   f"({r['loop_cpu'] * 100:.0f} %) / "
+                                   f"{r['loop_lag_p99_s'] * 1e3:.2f} ms / {r['bound']}"
+                                   for r in a_runs))
 
         if "conc" in only:
             best_a = best_p = 0

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CurlLibrary.h"
 #include "TransportBackends.h"
 
 #include <curl/curl.h>
@@ -15,9 +16,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 using namespace arecipe::client;
+using detail::curlLibrary;
 
 struct EventLoop::CurlHttp::Socket : EventLoop::Watcher {
   CurlHttp *Owner = nullptr;
@@ -34,6 +35,7 @@ struct EventLoop::CurlHttp::Socket : EventLoop::Watcher {
 };
 
 struct EventLoop::CurlHttp::Transfer {
+  const detail::CurlLibrary *Lib = nullptr;
   Exchange *X = nullptr;
   CURL *Easy = nullptr;
   curl_slist *Headers = nullptr;
@@ -45,7 +47,7 @@ struct EventLoop::CurlHttp::Transfer {
     size_t Len = Size * N;
     X.NowNs = monotonicNowNs();
     if (!X.Status) {
-      curl_easy_getinfo(T->Easy, CURLINFO_RESPONSE_CODE, &X.Status);
+      T->Lib->easy_getinfo(T->Easy, CURLINFO_RESPONSE_CODE, &X.Status);
       X.Loop->noteProgress(X.NowNs);
     }
     // Returning short aborts the transfer: the stream failed.
@@ -74,30 +76,29 @@ struct EventLoop::CurlHttp::Transfer {
   }
 };
 
-static void globalInit() {
-  static std::once_flag Once;
-  std::call_once(Once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 EventLoop::CurlHttp::CurlHttp(EventLoop &Loop) : Loop(Loop) {
-  globalInit();
-  Multi = curl_multi_init();
+  Lib = curlLibrary(LoadError);
+  if (!Lib)
+    return; // every transfer fails with LoadError
+  Multi = Lib->multi_init();
   CURLM *M = static_cast<CURLM *>(Multi);
-  curl_multi_setopt(M, CURLMOPT_SOCKETFUNCTION, socketCallback);
-  curl_multi_setopt(M, CURLMOPT_SOCKETDATA, this);
-  curl_multi_setopt(M, CURLMOPT_TIMERFUNCTION, timerCallback);
-  curl_multi_setopt(M, CURLMOPT_TIMERDATA, this);
+  Lib->multi_setopt(M, CURLMOPT_SOCKETFUNCTION, socketCallback);
+  Lib->multi_setopt(M, CURLMOPT_SOCKETDATA, this);
+  Lib->multi_setopt(M, CURLMOPT_TIMERFUNCTION, timerCallback);
+  Lib->multi_setopt(M, CURLMOPT_TIMERDATA, this);
   // No pool caps: a capped pool silently turns concurrency C into min(C, cap).
-  curl_multi_setopt(M, CURLMOPT_MAX_TOTAL_CONNECTIONS, 0L);
-  curl_multi_setopt(M, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
-  curl_multi_setopt(M, CURLMOPT_MAXCONNECTS, Loop.options().MaxCachedConnections);
-  curl_multi_setopt(M, CURLMOPT_PIPELINING, long(CURLPIPE_NOTHING));
+  Lib->multi_setopt(M, CURLMOPT_MAX_TOTAL_CONNECTIONS, 0L);
+  Lib->multi_setopt(M, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
+  Lib->multi_setopt(M, CURLMOPT_MAXCONNECTS, Loop.options().MaxCachedConnections);
+  Lib->multi_setopt(M, CURLMOPT_PIPELINING, long(CURLPIPE_NOTHING));
 }
 
 EventLoop::CurlHttp::~CurlHttp() {
+  if (!Lib)
+    return;
   for (void *H : FreeHandles)
-    curl_easy_cleanup(static_cast<CURL *>(H));
-  curl_multi_cleanup(static_cast<CURLM *>(Multi));
+    Lib->easy_cleanup(static_cast<CURL *>(H));
+  Lib->multi_cleanup(static_cast<CURLM *>(Multi));
 }
 
 int EventLoop::CurlHttp::socketCallback(void *, int Fd, int What, void *User, void *SocketPtr) {
@@ -106,7 +107,7 @@ int EventLoop::CurlHttp::socketCallback(void *, int Fd, int What, void *User, vo
   CURLM *M = static_cast<CURLM *>(Self->Multi);
   if (What == CURL_POLL_REMOVE) {
     epoll_ctl(Self->Loop.epollFd(), EPOLL_CTL_DEL, Fd, nullptr);
-    curl_multi_assign(M, Fd, nullptr);
+    Self->Lib->multi_assign(M, Fd, nullptr);
     if (S) {
       S->Removed = true;
       Self->Loop.retire(std::unique_ptr<Watcher>(S));
@@ -126,7 +127,7 @@ int EventLoop::CurlHttp::socketCallback(void *, int Fd, int What, void *User, vo
   S->Fd = Fd;
   Ev.data.ptr = static_cast<Watcher *>(S);
   epoll_ctl(Self->Loop.epollFd(), EPOLL_CTL_ADD, Fd, &Ev);
-  curl_multi_assign(M, Fd, S);
+  Self->Lib->multi_assign(M, Fd, S);
   return 0;
 }
 
@@ -137,51 +138,56 @@ int EventLoop::CurlHttp::timerCallback(void *, long TimeoutMs, void *User) {
 }
 
 void EventLoop::CurlHttp::start(Exchange &X) {
+  if (!Lib) {
+    Loop.finish(X, ErrorKind::Transport, LoadError);
+    return;
+  }
   auto *T = new Transfer();
+  T->Lib = Lib;
   T->X = &X;
   X.Transfer = T;
   if (!FreeHandles.empty()) {
     T->Easy = static_cast<CURL *>(FreeHandles.back());
     FreeHandles.pop_back();
   } else {
-    T->Easy = curl_easy_init();
+    T->Easy = Lib->easy_init();
   }
   for (const std::string &H : X.Request.Headers)
-    T->Headers = curl_slist_append(T->Headers, H.c_str());
+    T->Headers = Lib->slist_append(T->Headers, H.c_str());
   // No 100-continue round trip before large bodies (long-context prompts).
-  T->Headers = curl_slist_append(T->Headers, "Expect:");
+  T->Headers = Lib->slist_append(T->Headers, "Expect:");
 
   CURL *E = T->Easy;
-  curl_easy_setopt(E, CURLOPT_URL, X.Request.Url.c_str());
-  curl_easy_setopt(E, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
-  curl_easy_setopt(E, CURLOPT_POST, 1L);
-  curl_easy_setopt(E, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(X.Request.Body.size()));
-  curl_easy_setopt(E, CURLOPT_READFUNCTION, &Transfer::onRead);
-  curl_easy_setopt(E, CURLOPT_READDATA, T);
-  curl_easy_setopt(E, CURLOPT_SEEKFUNCTION, &Transfer::onSeek);
-  curl_easy_setopt(E, CURLOPT_SEEKDATA, T);
-  curl_easy_setopt(E, CURLOPT_WRITEFUNCTION, &Transfer::onWrite);
-  curl_easy_setopt(E, CURLOPT_WRITEDATA, T);
-  curl_easy_setopt(E, CURLOPT_HTTPHEADER, T->Headers);
-  curl_easy_setopt(E, CURLOPT_PRIVATE, T);
-  curl_easy_setopt(E, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(E, CURLOPT_TCP_NODELAY, 1L);
+  Lib->easy_setopt(E, CURLOPT_URL, X.Request.Url.c_str());
+  Lib->easy_setopt(E, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
+  Lib->easy_setopt(E, CURLOPT_POST, 1L);
+  Lib->easy_setopt(E, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(X.Request.Body.size()));
+  Lib->easy_setopt(E, CURLOPT_READFUNCTION, &Transfer::onRead);
+  Lib->easy_setopt(E, CURLOPT_READDATA, T);
+  Lib->easy_setopt(E, CURLOPT_SEEKFUNCTION, &Transfer::onSeek);
+  Lib->easy_setopt(E, CURLOPT_SEEKDATA, T);
+  Lib->easy_setopt(E, CURLOPT_WRITEFUNCTION, &Transfer::onWrite);
+  Lib->easy_setopt(E, CURLOPT_WRITEDATA, T);
+  Lib->easy_setopt(E, CURLOPT_HTTPHEADER, T->Headers);
+  Lib->easy_setopt(E, CURLOPT_PRIVATE, T);
+  Lib->easy_setopt(E, CURLOPT_NOSIGNAL, 1L);
+  Lib->easy_setopt(E, CURLOPT_TCP_NODELAY, 1L);
   // The loop's sweep enforces the request timeout on both transports.
-  curl_easy_setopt(E, CURLOPT_CONNECTTIMEOUT_MS, Loop.options().ConnectTimeoutMs);
-  curl_easy_setopt(E, CURLOPT_BUFFERSIZE,
+  Lib->easy_setopt(E, CURLOPT_CONNECTTIMEOUT_MS, Loop.options().ConnectTimeoutMs);
+  Lib->easy_setopt(E, CURLOPT_BUFFERSIZE,
                    std::clamp<long>(Loop.options().ReceiveBufferBytes, 1024, 512 * 1024));
   // Benchmarks talk to a chosen server; a leaked proxy variable must not
   // reroute them (one of the documented launch hangs).
-  curl_easy_setopt(E, CURLOPT_NOPROXY, "*");
-  curl_multi_add_handle(static_cast<CURLM *>(Multi), E);
+  Lib->easy_setopt(E, CURLOPT_NOPROXY, "*");
+  Lib->multi_add_handle(static_cast<CURLM *>(Multi), E);
 }
 
 void EventLoop::CurlHttp::releaseTransfer(Exchange &X) {
   auto *T = static_cast<Transfer *>(X.Transfer);
   if (!T)
     return;
-  curl_multi_remove_handle(static_cast<CURLM *>(Multi), T->Easy);
-  curl_slist_free_all(T->Headers);
+  Lib->multi_remove_handle(static_cast<CURLM *>(Multi), T->Easy);
+  Lib->slist_free_all(T->Headers);
   FreeHandles.push_back(T->Easy);
   X.Transfer = nullptr;
   delete T;
@@ -191,7 +197,7 @@ void EventLoop::CurlHttp::abort(Exchange &X) { releaseTransfer(X); }
 
 void EventLoop::CurlHttp::action(int Fd, int Mask) {
   int Running = 0;
-  curl_multi_socket_action(static_cast<CURLM *>(Multi), Fd, Mask, &Running);
+  Lib->multi_socket_action(static_cast<CURLM *>(Multi), Fd, Mask, &Running);
   drain();
 }
 
@@ -199,15 +205,15 @@ void EventLoop::CurlHttp::onTimeout() { action(CURL_SOCKET_TIMEOUT, 0); }
 
 void EventLoop::CurlHttp::drain() {
   int Left = 0;
-  while (CURLMsg *Msg = curl_multi_info_read(static_cast<CURLM *>(Multi), &Left)) {
+  while (CURLMsg *Msg = Lib->multi_info_read(static_cast<CURLM *>(Multi), &Left)) {
     if (Msg->msg != CURLMSG_DONE)
       continue;
     Transfer *T = nullptr;
-    curl_easy_getinfo(Msg->easy_handle, CURLINFO_PRIVATE, &T);
+    Lib->easy_getinfo(Msg->easy_handle, CURLINFO_PRIVATE, &T);
     Exchange &X = *T->X;
     CURLcode Code = Msg->data.result;
     if (!X.Status)
-      curl_easy_getinfo(T->Easy, CURLINFO_RESPONSE_CODE, &X.Status);
+      Lib->easy_getinfo(T->Easy, CURLINFO_RESPONSE_CODE, &X.Status);
     releaseTransfer(X);
     ErrorKind Kind = ErrorKind::None;
     std::string Message;
@@ -218,7 +224,7 @@ void EventLoop::CurlHttp::drain() {
     else if (Code != CURLE_OK && !(Code == CURLE_WRITE_ERROR && X.StreamFailed))
       Kind = ErrorKind::Transport;
     if (Kind != ErrorKind::None)
-      Message = curl_easy_strerror(Code);
+      Message = Lib->easy_strerror(Code);
     Loop.finish(X, Kind, std::move(Message));
   }
 }

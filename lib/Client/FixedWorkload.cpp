@@ -76,16 +76,22 @@ private:
     // The chat template's tokens are the server's; the client counts the rest.
     Slack = Chat ? ChatTemplateSlack : 0;
     SplitMix64 R(Spec.Seed);
+    std::vector<Message> Messages;
+    Requests.reserve(size_t(NumWarmup + NumMeasured));
     for (int64_t I = 0; I < NumWarmup + NumMeasured; ++I) {
       Prepared P;
       P.InputTokens = R.between(InLo, InHi);
       P.OutputTokens = R.between(OutLo, OutHi);
       PromptBuilder::Prompt Prompt = Builder->build(R.next(), P.InputTokens, Chat);
       P.ClientTokens = Prompt.ClientTokens;
-      P.Body = W.Prompt == PromptMode::TokenIds
-                   ? tokenIdsRequestBody(Target, Prompt.Ids, P.OutputTokens, W.IgnoreEos)
-                   : requestBody(Target, {Message{true, std::move(Prompt.Text)}}, P.OutputTokens,
-                                 W.IgnoreEos);
+      if (W.Prompt == PromptMode::TokenIds) {
+        P.Body = tokenIdsRequestBody(Target, Prompt.Ids, P.OutputTokens, W.IgnoreEos);
+      } else {
+        // Moved in: a braced list would copy the prompt once more.
+        Messages.clear();
+        Messages.push_back(Message{true, std::move(Prompt.Text)});
+        P.Body = requestBody(Target, Messages, P.OutputTokens, W.IgnoreEos);
+      }
       Requests.push_back(std::move(P));
     }
   }

@@ -2,7 +2,7 @@
 
 #include "arecipe/Client/Prometheus.h"
 
-#include <curl/curl.h>
+#include "CurlLibrary.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -232,7 +232,10 @@ std::optional<std::string> arecipe::client::httpGetText(const std::string &Url,
                                                         long TimeoutMs, long &Status,
                                                         std::string &Err) {
   Status = 0;
-  CURL *H = curl_easy_init();
+  const detail::CurlLibrary *Lib = detail::curlLibrary(Err);
+  if (!Lib)
+    return std::nullopt;
+  CURL *H = Lib->easy_init();
   if (!H) {
     Err = "curl_easy_init failed";
     return std::nullopt;
@@ -240,24 +243,24 @@ std::optional<std::string> arecipe::client::httpGetText(const std::string &Url,
   ScrapeBody Body;
   struct curl_slist *List = nullptr;
   for (const std::string &Header : Headers)
-    List = curl_slist_append(List, Header.c_str());
-  curl_easy_setopt(H, CURLOPT_URL, Url.c_str());
-  curl_easy_setopt(H, CURLOPT_HTTPHEADER, List);
-  curl_easy_setopt(H, CURLOPT_WRITEFUNCTION, appendBody);
-  curl_easy_setopt(H, CURLOPT_WRITEDATA, &Body);
-  curl_easy_setopt(H, CURLOPT_TIMEOUT_MS, TimeoutMs);
-  curl_easy_setopt(H, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(H, CURLOPT_NOPROXY, "*");
-  CURLcode Rc = curl_easy_perform(H);
-  curl_easy_getinfo(H, CURLINFO_RESPONSE_CODE, &Status);
-  curl_easy_cleanup(H);
-  curl_slist_free_all(List);
+    List = Lib->slist_append(List, Header.c_str());
+  Lib->easy_setopt(H, CURLOPT_URL, Url.c_str());
+  Lib->easy_setopt(H, CURLOPT_HTTPHEADER, List);
+  Lib->easy_setopt(H, CURLOPT_WRITEFUNCTION, appendBody);
+  Lib->easy_setopt(H, CURLOPT_WRITEDATA, &Body);
+  Lib->easy_setopt(H, CURLOPT_TIMEOUT_MS, TimeoutMs);
+  Lib->easy_setopt(H, CURLOPT_NOSIGNAL, 1L);
+  Lib->easy_setopt(H, CURLOPT_NOPROXY, "*");
+  CURLcode Rc = Lib->easy_perform(H);
+  Lib->easy_getinfo(H, CURLINFO_RESPONSE_CODE, &Status);
+  Lib->easy_cleanup(H);
+  Lib->slist_free_all(List);
   if (Body.TooLarge) {
     Err = "the response is larger than 64 MiB";
     return std::nullopt;
   }
   if (Rc != CURLE_OK) {
-    Err = curl_easy_strerror(Rc);
+    Err = Lib->easy_strerror(Rc);
     return std::nullopt;
   }
   return std::move(Body.Text);

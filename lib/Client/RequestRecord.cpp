@@ -3,16 +3,18 @@
 #include "arecipe/Client/RequestRecord.h"
 
 #include "arecipe/Client/TokenPrompts.h"
+#include "arecipe/Support/JsonWriter.h"
+#include "arecipe/Support/Utf8.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
-#include <charconv>
 #include <fcntl.h>
 #include <unistd.h>
 
 using namespace arecipe::client;
 using nlohmann::ordered_json;
+namespace support = arecipe::support;
 
 namespace {
 struct KindName {
@@ -47,117 +49,83 @@ std::optional<ErrorKind> arecipe::client::parseErrorKind(std::string_view Name) 
   return std::nullopt;
 }
 
+// One record line, written token by token with the streaming writer: a
+// record is written for every request and its chunk_ns array is as long as
+// the output, so a DOM per line would cost more than the rest of the
+// request's client-side work. The bytes are nlohmann's dump() of the same
+// ordered object (RecordLineTest checks them against it).
 namespace {
-// Builds one record line by hand: a record is written for every request,
-// and its chunk_ns array is as long as the output, so a DOM per line would
-// cost more than the rest of the request's client-side work. The bytes are
-// exactly what nlohmann's dump() of the same ordered object gives (checked
-// by a unit test); strings go through nlohmann's own serialiser, so escaping
-// and the replacement of invalid UTF-8 are its.
-class LineWriter {
-public:
-  explicit LineWriter(std::string &Out) : Out(Out) { Out.push_back('{'); }
-  void key(std::string_view K) {
-    if (!First)
-      Out.push_back(',');
-    First = false;
-    Out.push_back('"');
-    Out.append(K);
-    Out.append("\":");
+// A record's strings may quote a server (error messages) and hold invalid
+// UTF-8. The writer replaces each bad byte where nlohmann's replace handler,
+// which wrote record lines before, replaces a truncated sequence once;
+// such a string is passed through nlohmann's replacement first so the
+// bytes stay what they were. Valid strings (all but a hostile server's)
+// take no detour.
+void writeText(support::JsonWriter &W, std::string_view K, std::string_view S) {
+  W.key(K);
+  if (support::isValidUtf8(S)) {
+    W.string(S);
+    return;
   }
-  void number(std::string_view K, int64_t V) {
-    key(K);
-    integer(V);
-  }
-  void unsignedNumber(std::string_view K, uint64_t V) {
-    key(K);
-    char Buf[24];
-    auto [End, Ec] = std::to_chars(Buf, Buf + sizeof(Buf), V);
-    Out.append(Buf, End);
-  }
-  void boolean(std::string_view K, bool V) {
-    key(K);
-    Out.append(V ? "true" : "false");
-  }
-  void string(std::string_view K, std::string_view V) {
-    key(K);
-    bool Plain = true;
-    for (char C : V)
-      Plain &= static_cast<unsigned char>(C) >= 0x20 && static_cast<unsigned char>(C) < 0x80 &&
-               C != '"' && C != '\\';
-    if (Plain) {
-      Out.push_back('"');
-      Out.append(V);
-      Out.push_back('"');
-      return;
-    }
-    Out.append(ordered_json(std::string(V))
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  }
-  void numbers(std::string_view K, const std::vector<int64_t> &Vs) {
-    key(K);
-    Out.push_back('[');
-    for (size_t I = 0; I < Vs.size(); ++I) {
-      if (I)
-        Out.push_back(',');
-      integer(Vs[I]);
-    }
-    Out.push_back(']');
-  }
-  void close() { Out.push_back('}'); }
-
-private:
-  void integer(int64_t V) {
-    char Buf[24];
-    auto [End, Ec] = std::to_chars(Buf, Buf + sizeof(Buf), V);
-    Out.append(Buf, End);
-  }
-  std::string &Out;
-  bool First = true;
-};
+  std::string Dumped =
+      ordered_json(std::string(S)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  W.string(ordered_json::parse(Dumped).get<std::string>());
+}
 } // namespace
 
-void arecipe::client::appendRecordJsonLine(const RequestRecord &R, std::string &Out) {
-  Out.reserve(Out.size() + 480 + 21 * R.ChunkNs.size() + R.ErrorMessage.size() +
-              R.SessionId.size());
-  LineWriter W(Out);
-  W.unsignedNumber("id", R.Id);
-  W.string("phase", R.RequestPhase == Phase::Warmup ? "warmup" : "measured");
-  W.number("lane", R.Lane);
+void arecipe::client::writeRecordJson(const RequestRecord &R, support::JsonWriter &W) {
+  W.beginObject();
+  W.member("id", R.Id);
+  W.member("phase", R.RequestPhase == Phase::Warmup ? "warmup" : "measured");
+  W.member("lane", R.Lane);
   if (!R.SessionId.empty()) {
-    W.string("session_id", R.SessionId);
-    W.number("turn", R.Turn);
+    writeText(W, "session_id", R.SessionId);
+    W.member("turn", R.Turn);
   }
-  W.number("expected_input_tokens", R.ExpectedInputTokens);
-  W.number("max_output_tokens", R.MaxOutputTokens);
-  W.number("scheduled_ns", R.ScheduledNs);
-  W.number("dispatched_ns", R.DispatchedNs);
-  W.number("sent_ns", R.SentNs);
-  W.number("first_byte_ns", R.FirstByteNs);
-  W.number("first_token_ns", R.FirstTokenNs);
-  W.number("end_ns", R.EndNs);
-  W.numbers("chunk_ns", R.ChunkNs);
-  W.number("input_tokens", R.InputTokens);
-  W.number("output_tokens", R.OutputTokens);
-  W.number("cached_tokens", R.CachedTokens);
-  W.boolean("usage_from_server", R.UsageFromServer);
+  W.member("expected_input_tokens", R.ExpectedInputTokens);
+  W.member("max_output_tokens", R.MaxOutputTokens);
+  W.member("scheduled_ns", R.ScheduledNs);
+  W.member("dispatched_ns", R.DispatchedNs);
+  W.member("sent_ns", R.SentNs);
+  W.member("first_byte_ns", R.FirstByteNs);
+  W.member("first_token_ns", R.FirstTokenNs);
+  W.member("end_ns", R.EndNs);
+  W.key("chunk_ns");
+  W.beginArray();
+  for (int64_t Ns : R.ChunkNs)
+    W.number(Ns);
+  W.endArray();
+  W.member("input_tokens", R.InputTokens);
+  W.member("output_tokens", R.OutputTokens);
+  W.member("cached_tokens", R.CachedTokens);
+  W.member("usage_from_server", R.UsageFromServer);
   if (R.ClientInputTokens >= 0) {
-    W.number("client_input_tokens", R.ClientInputTokens);
-    W.number("input_token_slack", R.InputTokenSlack);
+    W.member("client_input_tokens", R.ClientInputTokens);
+    W.member("input_token_slack", R.InputTokenSlack);
   }
   if (R.ExpectExactOutput)
-    W.boolean("exact_output", true);
+    W.member("exact_output", true);
   TokenMismatch M = tokenCountMismatch(R);
   if (M.Input || M.Output) {
     W.key("token_mismatch");
-    Out.append(M.Input && M.Output ? "[\"input\",\"output\"]"
-                                   : M.Input ? "[\"input\"]" : "[\"output\"]");
+    W.beginArray();
+    if (M.Input)
+      W.string("input");
+    if (M.Output)
+      W.string("output");
+    W.endArray();
   }
-  W.number("http_status", R.HttpStatus);
-  W.string("error", errorKindName(R.Error));
+  W.member("http_status", R.HttpStatus);
+  W.member("error", errorKindName(R.Error));
   if (!R.ErrorMessage.empty())
-    W.string("error_message", R.ErrorMessage);
-  W.close();
+    writeText(W, "error_message", R.ErrorMessage);
+  W.endObject();
+}
+
+void arecipe::client::appendRecordJsonLine(const RequestRecord &R, std::string &Out) {
+  support::JsonWriter W(/*Indent=*/-1);
+  writeRecordJson(R, W);
+  Out += W.text();
 }
 
 std::string arecipe::client::recordToJsonLine(const RequestRecord &R) {
@@ -218,7 +186,8 @@ std::optional<RequestRecord> arecipe::client::recordFromJsonLine(std::string_vie
 
 RecordSink::~RecordSink() = default;
 
-JsonlRecordSink::JsonlRecordSink(const std::string &Path) {
+JsonlRecordSink::JsonlRecordSink(const std::string &Path)
+    : Line(std::make_unique<support::JsonWriter>(/*Indent=*/-1)) {
   Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 }
 
@@ -231,8 +200,11 @@ JsonlRecordSink::~JsonlRecordSink() {
 void JsonlRecordSink::write(const RequestRecord &R) {
   if (Fd < 0)
     return;
-  appendRecordJsonLine(R, Pending);
+  // One writer for every line, so its buffers are allocated once.
+  writeRecordJson(R, *Line);
+  Pending += Line->text();
   Pending.push_back('\n');
+  Line->clear();
   if (Pending.size() >= (size_t(1) << 20))
     flush();
 }

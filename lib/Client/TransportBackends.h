@@ -15,6 +15,10 @@
 #include <unordered_map>
 #include <vector>
 
+namespace arecipe::client::detail {
+struct CurlLibrary;
+} // namespace arecipe::client::detail
+
 namespace arecipe::client {
 
 /// HTTP/1.1 on non-blocking, edge-triggered sockets with keep-alive pools.
@@ -67,6 +71,8 @@ private:
   void releaseTransfer(Exchange &X);
 
   EventLoop &Loop;
+  const detail::CurlLibrary *Lib = nullptr; ///< nullptr: libcurl did not load
+  std::string LoadError;
   void *Multi = nullptr;
   std::vector<void *> FreeHandles;
 };

@@ -2,6 +2,9 @@
 
 #include "WorkloadDriver.h"
 
+#include "arecipe/Support/JsonWriter.h"
+#include "arecipe/Support/Utf8.h"
+
 #include <nlohmann/json.hpp>
 
 #include <sys/resource.h>
@@ -14,6 +17,7 @@
 using namespace arecipe::client;
 using namespace arecipe::client::detail;
 using nlohmann::json;
+namespace support = arecipe::support;
 
 std::pair<int64_t, int64_t> arecipe::client::lengthRange(int64_t Length, double RangeRatio,
                                                         LengthRule Rule) {
@@ -26,45 +30,95 @@ std::pair<int64_t, int64_t> arecipe::client::lengthRange(int64_t Length, double 
   return {std::max<int64_t>(1, Lo), std::max<int64_t>(1, Hi)};
 }
 
-// The sampling and streaming fields every request carries.
-static std::string finishBody(json &Body, int64_t MaxTokens, bool IgnoreEos) {
-  Body["max_tokens"] = MaxTokens;
-  Body["temperature"] = 0;
-  if (IgnoreEos)
-    Body["ignore_eos"] = true;
-  Body["stream"] = true;
-  Body["stream_options"] = {{"include_usage", true}};
-  return Body.dump();
+// Request bodies are written with the streaming writer rather than built as
+// a DOM and dumped: every body of a fixed run is prepared before it starts,
+// and a DOM per body (a copy of the prompt, a tree of nodes, nlohmann's
+// escaping) cost more than synthesising the prompt. The bytes are those of
+// nlohmann's dump() of a `json` object, whose std::map keeps keys sorted,
+// so the members are written in sorted order.
+
+// Members sorted after "max_tokens" and "messages"/"model"/"prompt".
+static std::string finishBody(support::JsonWriter &W) {
+  W.key("stream");
+  W.boolean(true);
+  W.key("stream_options");
+  W.beginObject();
+  W.key("include_usage");
+  W.boolean(true);
+  W.endObject();
+  W.key("temperature");
+  W.number(int64_t(0));
+  W.endObject();
+  return W.text();
+}
+
+// Members sorted before "messages"/"model"/"prompt".
+static void beginBody(support::JsonWriter &W, int64_t MaxTokens, bool IgnoreEos) {
+  W.beginObject();
+  if (IgnoreEos) {
+    W.key("ignore_eos");
+    W.boolean(true);
+  }
+  W.key("max_tokens");
+  W.number(MaxTokens);
+}
+
+// nlohmann's dump() throws on invalid UTF-8 where the writer replaces it; a
+// body holding any keeps that behaviour (the run fails with its message)
+// rather than sending text the workload did not ask for.
+static void checkUtf8(std::string_view Text) {
+  if (!support::isValidUtf8(Text))
+    (void)json(std::string(Text)).dump();
 }
 
 std::string detail::requestBody(const Endpoint &Target, const std::vector<Message> &Messages,
                                 int64_t MaxTokens, bool IgnoreEos) {
-  json Body;
-  Body["model"] = Target.Model;
+  checkUtf8(Target.Model);
+  for (const Message &M : Messages)
+    checkUtf8(M.Text);
+  support::JsonWriter W(/*Indent=*/-1);
+  beginBody(W, MaxTokens, IgnoreEos);
   if (Target.Api == ApiKind::Chat) {
-    json List = json::array();
-    for (const Message &M : Messages)
-      List.push_back({{"role", M.FromUser ? "user" : "assistant"}, {"content", M.Text}});
-    Body["messages"] = std::move(List);
-  } else {
-    std::string Prompt;
+    W.key("messages");
+    W.beginArray();
     for (const Message &M : Messages) {
-      if (!Prompt.empty())
-        Prompt.push_back(' ');
-      Prompt += M.Text;
+      W.beginObject();
+      W.member("content", M.Text);
+      W.member("role", M.FromUser ? "user" : "assistant");
+      W.endObject();
     }
-    Body["prompt"] = std::move(Prompt);
+    W.endArray();
+    W.member("model", Target.Model);
+  } else {
+    W.member("model", Target.Model);
+    std::string Prompt;
+    if (Messages.size() == 1) {
+      W.member("prompt", Messages.front().Text);
+    } else {
+      for (const Message &M : Messages) {
+        if (!Prompt.empty())
+          Prompt.push_back(' ');
+        Prompt += M.Text;
+      }
+      W.member("prompt", Prompt);
+    }
   }
-  return finishBody(Body, MaxTokens, IgnoreEos);
+  return finishBody(W);
 }
 
 std::string detail::tokenIdsRequestBody(const Endpoint &Target,
                                         const std::vector<uint32_t> &PromptIds, int64_t MaxTokens,
                                         bool IgnoreEos) {
-  json Body;
-  Body["model"] = Target.Model;
-  Body["prompt"] = PromptIds;
-  return finishBody(Body, MaxTokens, IgnoreEos);
+  checkUtf8(Target.Model);
+  support::JsonWriter W(/*Indent=*/-1);
+  beginBody(W, MaxTokens, IgnoreEos);
+  W.member("model", Target.Model);
+  W.key("prompt");
+  W.beginArray();
+  for (uint32_t Id : PromptIds)
+    W.number(uint64_t(Id));
+  W.endArray();
+  return finishBody(W);
 }
 
 Driver::Driver(const WorkloadSpec &Spec, const Endpoint &Target, RecordSink &Sink,

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
+
 using namespace arecipe::client;
 
 namespace {
@@ -138,6 +141,51 @@ TEST(CellMetrics, ChunkGapsAreANamedApartView) {
   EXPECT_EQ(M.ChunkGap.Count, 2u); // 0.5 and 1.5 from the first request
   EXPECT_NEAR(M.ChunkGap.Mean, 1.0, 1e-9);
   EXPECT_EQ(M.Itl.Count, 4u);
+}
+
+// computeCellMetrics sorts the chunk gaps as integers and ITL once for both
+// of its views; every figure must be what sorting each view's seconds gives,
+// bit for bit, for gaps of any sign and size and for repeated values.
+TEST(CellMetrics, SortedOnceEqualsEachViewSortedOnItsOwn) {
+  std::mt19937_64 Rng(11);
+  for (int Round = 0; Round < 30; ++Round) {
+    std::vector<RequestRecord> Rs;
+    std::vector<double> Gaps, Itl, Ttft;
+    for (int I = 0, N = 1 + int(Rng() % 300); I < N; ++I) {
+      RequestRecord R = request(double(Rng() % 1000) / 7, 0, 0, 10, int64_t(Rng() % 40));
+      R.FirstTokenNs = R.ScheduledNs + int64_t(Rng() % Sec);
+      int64_t T = R.FirstTokenNs;
+      for (int64_t K = 0, C = int64_t(Rng() % 50); K < C; ++K) {
+        R.ChunkNs.push_back(T);
+        if (K)
+          Gaps.push_back(double(T - R.ChunkNs[size_t(K - 1)]) / 1e9);
+        // Mostly small gaps, some repeated, some negative, some huge.
+        int64_t Step = Rng() % 5 == 0    ? 5000000
+                       : Rng() % 9 == 0  ? -int64_t(Rng() % Sec)
+                       : Rng() % 31 == 0 ? int64_t(Rng() >> 4)
+                                         : int64_t(Rng() % 20000000);
+        T += Step;
+      }
+      R.EndNs = R.FirstTokenNs + int64_t(Rng() % (3 * Sec)) - (Rng() % 10 == 0 ? 2 * Sec : 0);
+      double TtftS = double(R.FirstTokenNs - R.ScheduledNs) / 1e9;
+      Ttft.push_back(TtftS);
+      if (R.OutputTokens >= 2)
+        Itl.push_back((double(R.EndNs - R.ScheduledNs) / 1e9 - TtftS) / double(R.OutputTokens - 1));
+      Rs.push_back(std::move(R));
+    }
+    CellMetrics M = computeCellMetrics(Rs, GpuTopology::aggregated(1));
+    auto Same = [](const Distribution &A, const Distribution &B) {
+      EXPECT_EQ(A.Count, B.Count);
+      for (auto F :
+           {&Distribution::Mean, &Distribution::Std, &Distribution::P50, &Distribution::P75,
+            &Distribution::P90, &Distribution::P95, &Distribution::P99})
+        EXPECT_EQ(std::memcmp(&(A.*F), &(B.*F), sizeof(double)), 0) << A.*F << " vs " << B.*F;
+    };
+    Same(M.ChunkGap, summarize(Gaps));
+    Same(M.Itl, summarize(Itl));
+    Same(M.Intvty, reciprocalSummary(Itl));
+    Same(M.Ttft, summarize(Ttft));
+  }
 }
 
 TEST(CellMetrics, SingleTokenOutputHasNoItl) {

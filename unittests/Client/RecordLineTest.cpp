@@ -1,10 +1,11 @@
-//===- RecordLineTest.cpp - The hand-built record line matches nlohmann ---===//
+//===- RecordLineTest.cpp - The streamed record line matches nlohmann -----===//
 //
-// records.jsonl lines are built by hand for speed; their bytes must be
-// exactly what the previous implementation, an nlohmann::ordered_json dump,
-// produced: nlohmann's canonical form, keys in the fixed order, every value
-// the record's, for every kind of field value (escapes, control bytes,
-// invalid UTF-8, extreme integers).
+// records.jsonl lines are written with support::JsonWriter, without a DOM,
+// for speed; their bytes must be exactly what the first implementation, an
+// nlohmann::ordered_json dump with the replace handler, produced:
+// nlohmann's canonical form, keys in the fixed order, every value the
+// record's, for every kind of field value (escapes, control bytes, invalid
+// UTF-8, extreme integers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <fstream>
 #include <random>
 
 using namespace arecipe::client;
@@ -93,6 +96,19 @@ TEST(RecordLine, IsNlohmannsCanonicalFormOfTheRecord) {
     for (auto It = J.begin(); It != J.end(); ++It)
       Keys.push_back(It.key());
     ASSERT_EQ(Keys, keysOf(R));
+    // Strings are escaped, and invalid UTF-8 replaced, as nlohmann's dump
+    // with the replace handler writes the record's own string.
+    auto Dumped = [](const std::string &S) {
+      return ordered_json(S).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    };
+    if (!R.SessionId.empty()) {
+      EXPECT_NE(Line.find("\"session_id\":" + Dumped(R.SessionId) + ","), std::string::npos)
+          << Line;
+    }
+    if (!R.ErrorMessage.empty()) {
+      EXPECT_NE(Line.find("\"error_message\":" + Dumped(R.ErrorMessage) + "}"), std::string::npos)
+          << Line;
+    }
     std::string Err;
     std::optional<RequestRecord> Back = recordFromJsonLine(Line, Err);
     ASSERT_TRUE(Back) << Err;
@@ -113,6 +129,42 @@ TEST(RecordLine, IsNlohmannsCanonicalFormOfTheRecord) {
       EXPECT_EQ(Back->ErrorMessage, R.ErrorMessage);
     }
   }
+}
+
+// The file sink writes one writer's output for every record: each line is
+// the record's own, whatever the line before it held.
+TEST(RecordLine, FileSinkWritesEveryRecordsLine) {
+  std::string Path = ::testing::TempDir() + "/record-line-sink.jsonl";
+  std::vector<RequestRecord> Records(40);
+  for (size_t I = 0; I < Records.size(); ++I) {
+    RequestRecord &R = Records[I];
+    R.Id = I;
+    R.SessionId = I % 3 ? "" : "s" + std::to_string(I);
+    R.Turn = int(I % 5);
+    for (size_t K = 0; K < (I * 37) % 300; ++K)
+      R.ChunkNs.push_back(int64_t(K * 1000003 + I));
+    R.Error = I % 4 ? ErrorKind::None : ErrorKind::Transport;
+    R.ErrorMessage = I % 8 == 0 ? "bad \xff \"quoted\"" : I % 4 ? "" : "reset";
+    R.ClientInputTokens = I % 2 ? int64_t(I) : -1;
+  }
+  {
+    JsonlRecordSink Sink(Path);
+    ASSERT_TRUE(Sink.isOpen());
+    for (size_t I = 0; I < Records.size(); ++I) {
+      Sink.write(Records[I]);
+      if (I % 7 == 0)
+        Sink.flush();
+    }
+  }
+  std::ifstream In(Path);
+  std::string Line;
+  size_t N = 0;
+  for (; std::getline(In, Line); ++N) {
+    ASSERT_LT(N, Records.size());
+    EXPECT_EQ(Line, recordToJsonLine(Records[N]));
+  }
+  EXPECT_EQ(N, Records.size());
+  std::remove(Path.c_str());
 }
 
 TEST(RecordLine, NewErrorKindsRoundTrip) {

@@ -14,10 +14,15 @@
 #define ARECIPE_CLIENT_REQUESTRECORD_H
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace arecipe::support {
+class JsonWriter;
+} // namespace arecipe::support
 
 namespace arecipe::client {
 
@@ -82,6 +87,9 @@ struct RequestRecord {
 std::string recordToJsonLine(const RequestRecord &R);
 /// The same line appended to Out (no newline).
 void appendRecordJsonLine(const RequestRecord &R, std::string &Out);
+/// The same object written at W's position (W writes one line when its
+/// indent is negative).
+void writeRecordJson(const RequestRecord &R, support::JsonWriter &W);
 /// The inverse of recordToJsonLine; returns an error message on failure.
 std::optional<RequestRecord> recordFromJsonLine(std::string_view Line, std::string &Err);
 
@@ -109,6 +117,7 @@ public:
 private:
   int Fd = -1;
   std::string Pending;
+  std::unique_ptr<support::JsonWriter> Line; ///< reused for every line
 };
 
 /// Discards records; for callers that only want the summary.
