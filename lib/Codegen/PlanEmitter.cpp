@@ -199,7 +199,7 @@ template <typename Fn> static void writeObject(JsonWriter &W, Fn Members) {
 static void writeOrigin(JsonWriter &W, const KnobOrigin &O) {
   W.beginObject();
   if (O.Where) {
-    W.member("file", O.Where->File);
+    W.member("file", std::string_view(O.Where->File));
     W.member("line", O.Where->Line);
     W.member("col", O.Where->Col);
   }
@@ -399,7 +399,7 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
   }
   writeArray(W, "knobs", C.Knobs, [&](const PlanKnob &K) {
     writeObject(W, [&] {
-      W.member("name", K.Name);
+      W.member("name", std::string_view(K.Name));
       W.key("value");
       writeValue(K.Value, W);
       W.key("origin");

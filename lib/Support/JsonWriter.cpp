@@ -163,6 +163,19 @@ struct EscapeTable {
 constexpr EscapeTable Escapes;
 } // namespace
 
+constexpr uint64_t OneEach = 0x0101010101010101ULL;
+constexpr uint64_t HighBits = 0x8080808080808080ULL;
+
+/// Whether any byte of W is one EscapeTable escapes: below 0x20, a quote
+/// or a backslash. (`(W - n * OneEach) & ~W & HighBits` is non-zero iff
+/// some byte of W is below n, for n <= 0x80; a byte equal to c is a zero
+/// byte of W ^ (c * OneEach).)
+static bool hasEscapedByte(uint64_t W) {
+  auto HasZero = [](uint64_t X) { return (X - OneEach) & ~X & HighBits; };
+  return ((W - 0x20 * OneEach) & ~W & HighBits) | HasZero(W ^ ('"' * OneEach)) |
+         HasZero(W ^ ('\\' * OneEach));
+}
+
 /// The most bytes S takes as a string literal: quotes, and six bytes
 /// (`\u00xx`) per byte at worst.
 static size_t maxLiteralSize(std::string_view S) { return 6 * S.size() + 2; }
@@ -178,6 +191,19 @@ static char *escapeInto(char *Dst, std::string_view S) {
   unsigned char High = 0; // The bits of every byte copied: 0x80 if any is
                           // not ASCII.
   while (P != E) {
+    // Eight bytes at a time while none of them is escaped (the words of a
+    // plan: keys, flags, paths): copied whole, checked with word
+    // arithmetic rather than byte by byte.
+    while (E - P >= 8) {
+      uint64_t Word;
+      std::memcpy(&Word, P, 8);
+      if (hasEscapedByte(Word))
+        break;
+      std::memcpy(Dst, &Word, 8);
+      High |= static_cast<unsigned char>((Word & HighBits) != 0) << 7;
+      P += 8;
+      Dst += 8;
+    }
     // The run of bytes copied as they are, at once.
     const char *Run = P;
     while (P != E && !Escapes.Escaped[static_cast<unsigned char>(*P)])

@@ -115,6 +115,18 @@ TEST(JsonWriter, EveryByteEscapedAsDumpEscapesIt) {
     std::string T = "a" + S + "b" + S;
     EXPECT_EQ(stringLiteral(T), ordered_json(T).dump()) << "byte " << C;
   }
+  // ... and at every position of a longer text, which the writer checks
+  // eight bytes at a time: a byte to escape in any lane of a word, next to
+  // bytes that are not (a word-wise check that missed one lane, or
+  // mistook a neighbour such as '!' or '[' for a quote or backslash,
+  // would show here).
+  for (int C = 0; C < 0x80; ++C)
+    for (size_t Pos = 0; Pos < 24; ++Pos) {
+      std::string T = "0123456789abcdefghijklmnopq!#[]^_ ~";
+      T[Pos] = static_cast<char>(C);
+      ASSERT_EQ(stringLiteral(T), ordered_json(T).dump())
+          << "byte " << C << " at " << Pos;
+    }
   // Valid UTF-8 of every length is copied as it is (ensure_ascii off).
   for (const char *S : {"caf\xc3\xa9", "\xe2\x82\xac 5", "\xf0\x9f\x98\x80",
                         "\xef\xbf\xbf", "tab\there \"quoted\" back\\slash"})
