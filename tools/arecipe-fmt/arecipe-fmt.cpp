@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/StandardStreams.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Format/Format.h"
 #include "arecipe/Format/TextDiff.h"
@@ -232,23 +233,11 @@ int main(int argc, char **argv) {
       Diags.flush();
     }
   }
-  // Standard output is flushed and checked here (a failed write would
-  // otherwise abort in its destructor), then the process ends without
-  // tearing down the source buffers and static objects, as arecipec does
-  // (support/ProcessExit.h), except in a leak-checked build.
-  llvm::outs().flush();
-  if (llvm::outs().has_error()) {
-    Diags.report(llvm::SMLoc(), DiagID::err_cannot_write_file)
-        << "<stdout>" << llvm::outs().error().message();
-    llvm::outs().clear_error();
-    Status = ExitUsage;
-  }
-  Diags.finish();
-  llvm::errs().flush();
-  if (llvm::errs().has_error()) {
-    llvm::errs().clear_error();
-    Status = std::max(Status, int(ExitUsage));
-  }
+  // Standard output is flushed and checked (a failed write is reported),
+  // then the process ends without tearing down the source buffers and
+  // static objects, as arecipec does (support/ProcessExit.h), except in a
+  // leak-checked build.
+  Status = flushStandardStreams(Status, ExitUsage, Diags);
   if (!support::leakCheckedBuild())
     support::exitWithoutTeardown(Status);
   return Status;

@@ -12,6 +12,7 @@
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/DiagnosticVerifier.h"
 #include "arecipe/Basic/JSONDiagnosticPrinter.h"
+#include "arecipe/Basic/StandardStreams.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Codegen/ChangelogEmitter.h"
 #include "arecipe/Codegen/InferenceXEmitter.h"
@@ -292,29 +293,6 @@ int compile(frontend::CompilerInstance &CI) {
   return ExitOk;
 }
 
-/// Flushes standard output and error (what --explain, the tables and the
-/// diagnostics wrote through llvm::outs() and llvm::errs()) and reports a
-/// failed write; returns Status, or 2 after a write error.
-int flushStandardStreams(int Status, DiagnosticEngine &Diags) {
-  llvm::outs().flush();
-  if (llvm::outs().has_error()) {
-    Diags.report(llvm::SMLoc(), DiagID::err_cannot_write_file)
-        << outputName("-") << llvm::outs().error().message();
-    llvm::outs().clear_error();
-    Status = ExitUsage;
-  }
-  Diags.finish();
-  llvm::errs().flush();
-  // A diagnostic that could not be written cannot be reported either;
-  // the status at least says that something went wrong.
-  if (llvm::errs().has_error()) {
-    llvm::errs().clear_error();
-    if (Status == ExitOk)
-      Status = ExitUsage;
-  }
-  return Status;
-}
-
 /// Ends the process once its outputs are written and checked. The
 /// compilation and static objects (ANTLR's caches) are not torn down
 /// (support/ProcessExit.h says why), except in a leak-checked build, which
@@ -336,7 +314,7 @@ int runVerify() {
   DiagnosticEngine Out(CI.getSourceMgr(), Printer.get());
   bool Matched = Verifier.verify(CI.getSourceMgr(), Out);
   return finish(
-      flushStandardStreams(Matched ? ExitOk : ExitRecipeErrors, Out));
+      flushStandardStreams(Matched ? ExitOk : ExitRecipeErrors, ExitUsage, Out));
 }
 
 } // namespace
@@ -352,7 +330,7 @@ int main(int argc, char **argv) {
     std::unique_ptr<DiagnosticConsumer> Printer = makePrinter();
     llvm::SourceMgr SM;
     DiagnosticEngine Diags(SM, Printer.get());
-    std::exit(finish(flushStandardStreams(ExitOk, Diags)));
+    std::exit(finish(flushStandardStreams(ExitOk, ExitUsage, Diags)));
   });
   if (!cl::ParseCommandLineOptions(argc, argv, "arecipe recipe compiler\n",
                                    &llvm::errs()))
@@ -374,5 +352,5 @@ int main(int argc, char **argv) {
   }
   frontend::CompilerInstance CI(makeInvocation(InputFilename), Printer.get());
   int Status = compile(CI);
-  return finish(flushStandardStreams(Status, CI.getDiagnostics()));
+  return finish(flushStandardStreams(Status, ExitUsage, CI.getDiagnostics()));
 }
