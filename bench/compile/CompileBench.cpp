@@ -23,6 +23,10 @@
 //                         everything `--emit plan` adds to Sema
 //   BM_Phase/lower_check  lowerPlan() alone (every cell lowered and checked)
 //   BM_Phase/emit_json    emitPlan() alone (cells lowered again and written)
+//   BM_LowerAndWrite      a fresh codegen::PlanLowering of one analysed
+//                         compilation, check()ed and written by emitPlan
+//                         (the work of BM_Phase/emit with no set-up in the
+//                         loop, so a profile of it shows only codegen)
 // A phase's "Time" is the thread's CPU time of the measured step alone
 // (CLOCK_THREAD_CPUTIME_ID, reported as manual time), so it does not count
 // the time the process waited for a core on a loaded machine; its "CPU"
@@ -125,6 +129,33 @@ void BM_CompileToPlanJSONCached(benchmark::State &State) {
   State.counters["cache_misses"] = double(St.Misses);
 }
 BENCHMARK(BM_CompileToPlanJSONCached)->Unit(benchmark::kMicrosecond);
+
+void BM_LowerAndWrite(benchmark::State &State) {
+  CompilerInstance CI(exampleInvocation(), nullptr);
+  if (CI.analyze() != Status::Ok) {
+    State.SkipWithError("the example did not compile (run "
+                        "BM_CompileToPlanJSON for the diagnostics)");
+    return;
+  }
+  size_t Bytes = 0;
+  for (auto _ : State) {
+    codegen::PlanLowering Plan(CI.getSema(), codegen::PlanOptions(),
+                               CI.getDiagnostics());
+    if (!Plan.check()) {
+      State.SkipWithError("the example's plan did not lower");
+      break;
+    }
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    codegen::emitPlan(Plan, OS);
+    OS.flush();
+    Bytes = Text.size();
+    benchmark::DoNotOptimize(Text.data());
+  }
+  State.counters["plan_bytes"] = double(Bytes);
+  State.SetBytesProcessed(int64_t(State.iterations()) * int64_t(Bytes));
+}
+BENCHMARK(BM_LowerAndWrite)->Unit(benchmark::kMicrosecond);
 
 enum Phase { Parse, Analyze, ImportsSema, Emit, LowerCheck, EmitJSON };
 

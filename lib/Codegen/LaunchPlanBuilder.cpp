@@ -14,6 +14,7 @@
 #include "arecipe/Basic/SourceLocation.h"
 #include "arecipe/Sema/Sema.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -66,6 +67,11 @@ private:
       return RV->From->NameRange;
     return Recipe->NameRange;
   }
+
+  /// Where A (an assignment; null for none) was written, by assignment.
+  llvm::DenseMap<const sema::Assignment *, std::optional<KnobOrigin::Position>>
+      Positions;
+  std::optional<KnobOrigin::Position> positionOf(const sema::Assignment *A);
 
   const Value *get(llvm::StringRef Name, llvm::StringRef Role = "") const;
   std::string render(const Value &V, llvm::StringRef What);
@@ -155,8 +161,22 @@ std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
   return "";
 }
 
+std::optional<KnobOrigin::Position>
+PlanBuilder::positionOf(const sema::Assignment *A) {
+  if (!A)
+    return std::nullopt;
+  // Most assignments set a knob in every cell: the SourceMgr's line
+  // lookup is done once per assignment, not once per knob and cell.
+  auto [It, New] = Positions.try_emplace(A);
+  if (New)
+    if (std::optional<PresumedLoc> P = getPresumedLoc(SM, A->Range.Start))
+      It->second = KnobOrigin::Position{P->File, P->Line, P->Column};
+  return It->second;
+}
+
 std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
   std::vector<PlanKnob> Out;
+  Out.reserve(Cell->Values.size());
   for (const auto &[Name, RV] : Cell->Values) {
     // A recipe's files are the cell's `files`, not knobs.
     if (llvm::StringRef(Name).startswith("file:"))
@@ -167,14 +187,11 @@ std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
          Name == "client.endpoint") &&
         RV.L == sema::Level::Default && RV.V.isNone())
       continue;
-    PlanKnob K;
+    PlanKnob &K = Out.emplace_back();
     K.Name = Name;
     K.Value = RV.V;
-    llvm::SMRange Where = RV.From ? RV.From->Range : llvm::SMRange();
-    if (std::optional<PresumedLoc> P = getPresumedLoc(SM, Where.Start))
-      K.Origin.Where = KnobOrigin::Position{P->File.str(), P->Line, P->Column};
+    K.Origin.Where = positionOf(RV.From);
     K.Origin.Level = RV.L;
-    Out.push_back(std::move(K));
   }
   return Out;
 }
@@ -591,8 +608,9 @@ ClientSpec PlanBuilder::lowerClient(const std::vector<ProcessSpec> &Processes) {
   // prompt (docs/metrics.md, token-exact prompts); the ids exist only on the
   // completions API, so not when the recipe asks for chat or its template.
   const Value *TokenIds = field(Recipe->Engine, "prompt_token_ids");
-  if (TokenIds && TokenIds->kind() == sema::ValueKind::Bool && TokenIds->getBool() &&
-      !(W.UseChatTemplate && *W.UseChatTemplate) && W.Endpoint != ClientEndpoint::Chat) {
+  if (TokenIds && TokenIds->kind() == sema::ValueKind::Bool &&
+      TokenIds->getBool() && !(W.UseChatTemplate && *W.UseChatTemplate) &&
+      W.Endpoint != ClientEndpoint::Chat) {
     W.PromptMode = "token_ids";
     W.Tokenizer = fieldString(Recipe->Model, "path");
   }
@@ -647,7 +665,8 @@ bool PlanBuilder::lowerCell(const sema::RecipeCells &R, const sema::Cell &C,
     const Value *Switch = nullptr;
     if (const Value *Knob = field(R.Engine, "metrics_knob"))
       Switch = get(Knob->getString());
-    if (!(Switch && Switch->kind() == sema::ValueKind::Bool && !Switch->getBool()))
+    if (!(Switch && Switch->kind() == sema::ValueKind::Bool &&
+          !Switch->getBool()))
       Out.RequiredMetricPrefix = Prefix->getString();
   }
   return !Failed;
@@ -773,7 +792,8 @@ bool PlanBuilder::lowerHeader(const sema::RecipeCells &R, PlanHeader &Plan) {
   Plan.Mode = Mode ? Mode->V.getString() : "bench";
   Plan.ModelId = fieldString(R.Model, "id");
   Plan.ModelPath = fieldString(R.Model, "path");
-  if (const sema::ResolvedValue *Image = First.find("image"); Image && !Image->V.isNone())
+  if (const sema::ResolvedValue *Image = First.find("image");
+      Image && !Image->V.isNone())
     Plan.Image = Image->V.getString();
   Plan.HardwareName = R.Hardware ? R.Hardware->Name : "";
   if (const Value *G = field(R.Hardware, "gpus_per_node"))

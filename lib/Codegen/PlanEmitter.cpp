@@ -199,7 +199,7 @@ template <typename Fn> static void writeObject(JsonWriter &W, Fn Members) {
 static void writeOrigin(JsonWriter &W, const KnobOrigin &O) {
   W.beginObject();
   if (O.Where) {
-    W.member("file", O.Where->File);
+    W.member("file", std::string_view(O.Where->File));
     W.member("line", O.Where->Line);
     W.member("col", O.Where->Col);
   }
@@ -399,7 +399,7 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
   }
   writeArray(W, "knobs", C.Knobs, [&](const PlanKnob &K) {
     writeObject(W, [&] {
-      W.member("name", K.Name);
+      W.member("name", std::string_view(K.Name));
       W.key("value");
       writeValue(K.Value, W);
       W.key("origin");
@@ -517,12 +517,23 @@ void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
   }
   W.key("cells");
   W.beginArray();
+  auto Flush = [&] {
+    std::string_view Text = W.text();
+    OS.write(Text.data(), Text.size());
+    W.clear();
+  };
   for (size_t I = 0; I < Plan.size(); ++I) {
     writeCell(Plan.cell(I), W);
-    OS << W.text();
-    W.clear();
+    // The cells of a plan are about the same size: once the first is
+    // written, a stream into memory (compileToPlanJSON's string) makes
+    // room for the whole plan at once instead of regrowing and copying
+    // it as it goes. A file or pipe ignores the hint.
+    if (I == 0)
+      OS.reserveExtraSpace(W.text().size() * (Plan.size() + 1));
+    Flush();
   }
   W.endArray();
   W.endObject();
-  OS << W.text() << "\n";
+  Flush();
+  OS << "\n";
 }

@@ -6,18 +6,36 @@
 
 #include <nlohmann/detail/conversions/to_chars.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 using namespace arecipe::support;
+
+void JsonWriter::grow(size_t N) {
+  // Geometric growth, so a document written token by token is copied a
+  // bounded number of times; 4 KB at first, a cell's worth soon after.
+  size_t NewCap = std::max({Cap * 2, Size + N, size_t(4096)});
+  // Not value-initialised: every byte up to Size is written before it is
+  // read.
+  std::unique_ptr<char[]> New(new char[NewCap]);
+  if (Size)
+    std::memcpy(New.get(), Buf.get(), Size);
+  Buf = std::move(New);
+  Cap = NewCap;
+}
 
 void JsonWriter::newline(size_t Depth) {
   if (Indent < 0)
     return;
-  Out += '\n';
-  Out.append(Depth * static_cast<size_t>(Indent), ' ');
+  size_t Spaces = Depth * static_cast<size_t>(Indent);
+  char *P = room(1 + Spaces);
+  *P = '\n';
+  std::memset(P + 1, ' ', Spaces);
+  Size += 1 + Spaces;
 }
 
 void JsonWriter::beforeValue() {
@@ -29,7 +47,7 @@ void JsonWriter::beforeValue() {
     return;
   assert(!Stack.back().IsObject && "a value in an object needs a key");
   if (!Stack.back().Empty)
-    Out += ',';
+    put(',');
   Stack.back().Empty = false;
   newline(Stack.size());
 }
@@ -38,23 +56,23 @@ void JsonWriter::key(std::string_view K) {
   assert(!Stack.empty() && Stack.back().IsObject && !AfterKey &&
          "a key belongs in an object, before its value");
   if (!Stack.back().Empty)
-    Out += ',';
+    put(',');
   Stack.back().Empty = false;
   newline(Stack.size());
-  appendString(Out, K);
-  Out += Indent < 0 ? ":" : ": ";
+  putString(K);
+  put(Indent < 0 ? std::string_view(":") : std::string_view(": "));
   AfterKey = true;
 }
 
 void JsonWriter::beginObject() {
   beforeValue();
-  Out += '{';
+  put('{');
   Stack.push_back({true});
 }
 
 void JsonWriter::beginArray() {
   beforeValue();
-  Out += '[';
+  put('[');
   Stack.push_back({false});
 }
 
@@ -65,7 +83,7 @@ void JsonWriter::end(bool IsObject) {
   Stack.pop_back();
   if (!Empty)
     newline(Stack.size());
-  Out += IsObject ? '}' : ']';
+  put(IsObject ? '}' : ']');
 }
 
 void JsonWriter::endObject() { end(true); }
@@ -73,115 +91,181 @@ void JsonWriter::endArray() { end(false); }
 
 void JsonWriter::null() {
   beforeValue();
-  Out += "null";
+  put("null");
 }
 
 void JsonWriter::boolean(bool B) {
   beforeValue();
-  Out += B ? "true" : "false";
+  put(B ? std::string_view("true") : std::string_view("false"));
 }
 
-template <typename Int> static void appendInt(std::string &Out, Int N) {
-  std::array<char, 24> Buf;
-  auto [End, Ec] = std::to_chars(Buf.data(), Buf.data() + Buf.size(), N);
+/// Room any 64-bit integer needs in decimal, sign included.
+constexpr size_t MaxIntChars = 24;
+/// Room nlohmann's to_chars needs for any double (its own buffer is 64).
+constexpr size_t MaxDoubleChars = 64;
+
+template <typename Int> static char *formatInt(char *Dst, Int N) {
+  auto [End, Ec] = std::to_chars(Dst, Dst + MaxIntChars, N);
   assert(Ec == std::errc() && "24 characters hold any 64-bit integer");
   (void)Ec;
-  Out.append(Buf.data(), End);
+  return End;
+}
+
+/// D as nlohmann's dump writes it, at Dst (room for MaxDoubleChars).
+static char *formatDouble(char *Dst, double D) {
+  if (!std::isfinite(D)) {
+    std::memcpy(Dst, "null", 4);
+    return Dst + 4;
+  }
+  // nlohmann's serializer formats a double with exactly this call (Grisu2,
+  // shortest round trip; ".0" after a whole number; "1e+30").
+  return nlohmann::detail::to_chars(Dst, Dst + MaxDoubleChars, D);
 }
 
 void JsonWriter::number(int64_t N) {
   beforeValue();
-  appendInt(Out, N);
+  Size = static_cast<size_t>(formatInt(room(MaxIntChars), N) - Buf.get());
 }
 
 void JsonWriter::number(uint64_t N) {
   beforeValue();
-  appendInt(Out, N);
+  Size = static_cast<size_t>(formatInt(room(MaxIntChars), N) - Buf.get());
 }
 
 void JsonWriter::number(double D) {
   beforeValue();
-  appendDouble(Out, D);
+  Size = static_cast<size_t>(formatDouble(room(MaxDoubleChars), D) - Buf.get());
 }
 
 void JsonWriter::appendDouble(std::string &Out, double D) {
-  if (!std::isfinite(D)) {
-    Out += "null";
-    return;
-  }
-  // nlohmann's serializer formats a double with exactly this call (Grisu2,
-  // shortest round trip; ".0" after a whole number; "1e+30").
-  std::array<char, 64> Buf;
-  char *End =
-      nlohmann::detail::to_chars(Buf.data(), Buf.data() + Buf.size(), D);
-  Out.append(Buf.data(), static_cast<size_t>(End - Buf.data()));
+  std::array<char, MaxDoubleChars> Tmp;
+  Out.append(Tmp.data(), formatDouble(Tmp.data(), D));
 }
 
 void JsonWriter::string(std::string_view S) {
   beforeValue();
-  appendString(Out, S);
+  putString(S);
 }
 
-/// S escaped as nlohmann's dump escapes valid UTF-8 with ensure_ascii off:
-/// the two-character escapes it knows, other control characters as
-/// \u00xx (lower-case hex), everything else (DEL and non-ASCII included)
-/// as is. Returns false, having appended nothing, when S holds a byte
-/// above ASCII and is not valid UTF-8.
-static bool appendEscaped(std::string &Out, std::string_view S) {
-  size_t Start = Out.size();
-  Out += '"';
-  bool Ascii = true;
-  size_t Run = 0; // Start of the bytes not yet copied.
-  for (size_t I = 0; I < S.size(); ++I) {
-    unsigned char C = static_cast<unsigned char>(S[I]);
-    if (C >= 0x20 && C != '"' && C != '\\') {
-      Ascii &= C < 0x80;
-      continue;
+namespace {
+/// The bytes nlohmann's dump escapes inside a string (ensure_ascii off):
+/// control characters, the quote and the backslash. Every other byte,
+/// DEL and non-ASCII included, is copied as it is.
+struct EscapeTable {
+  bool Escaped[256] = {};
+  constexpr EscapeTable() {
+    for (int C = 0; C < 0x20; ++C)
+      Escaped[C] = true;
+    Escaped[static_cast<unsigned char>('"')] = true;
+    Escaped[static_cast<unsigned char>('\\')] = true;
+  }
+};
+constexpr EscapeTable Escapes;
+} // namespace
+
+constexpr uint64_t OneEach = 0x0101010101010101ULL;
+constexpr uint64_t HighBits = 0x8080808080808080ULL;
+
+/// Whether any byte of W is one EscapeTable escapes: below 0x20, a quote
+/// or a backslash. (`(W - n * OneEach) & ~W & HighBits` is non-zero iff
+/// some byte of W is below n, for n <= 0x80; a byte equal to c is a zero
+/// byte of W ^ (c * OneEach).)
+static bool hasEscapedByte(uint64_t W) {
+  auto HasZero = [](uint64_t X) { return (X - OneEach) & ~X & HighBits; };
+  return ((W - 0x20 * OneEach) & ~W & HighBits) | HasZero(W ^ ('"' * OneEach)) |
+         HasZero(W ^ ('\\' * OneEach));
+}
+
+/// The most bytes S takes as a string literal: quotes, and six bytes
+/// (`\u00xx`) per byte at worst.
+static size_t maxLiteralSize(std::string_view S) { return 6 * S.size() + 2; }
+
+/// S as nlohmann's dump writes valid UTF-8 with ensure_ascii off, at Dst
+/// (room for maxLiteralSize(S)): the two-character escapes it knows, other
+/// control characters as \u00xx (lower-case hex), everything else as is.
+/// Returns the end, or null when S holds a byte above ASCII and is not
+/// valid UTF-8 (what was written at Dst is then to be discarded).
+static char *escapeInto(char *Dst, std::string_view S) {
+  *Dst++ = '"';
+  const char *P = S.data(), *E = S.data() + S.size();
+  unsigned char High = 0; // The bits of every byte copied: 0x80 if any is
+                          // not ASCII.
+  while (P != E) {
+    // Eight bytes at a time while none of them is escaped (the words of a
+    // plan: keys, flags, paths): copied whole, checked with word
+    // arithmetic rather than byte by byte.
+    while (E - P >= 8) {
+      uint64_t Word;
+      std::memcpy(&Word, P, 8);
+      if (hasEscapedByte(Word))
+        break;
+      std::memcpy(Dst, &Word, 8);
+      High |= static_cast<unsigned char>((Word & HighBits) != 0) << 7;
+      P += 8;
+      Dst += 8;
     }
-    Out.append(S.data() + Run, I - Run);
-    Run = I + 1;
+    // The run of bytes copied as they are, at once.
+    const char *Run = P;
+    while (P != E && !Escapes.Escaped[static_cast<unsigned char>(*P)])
+      High |= static_cast<unsigned char>(*P++);
+    std::memcpy(Dst, Run, static_cast<size_t>(P - Run));
+    Dst += P - Run;
+    if (P == E)
+      break;
+    unsigned char C = static_cast<unsigned char>(*P++);
+    *Dst++ = '\\';
     switch (C) {
     case '\b':
-      Out += "\\b";
+      *Dst++ = 'b';
       break;
     case '\t':
-      Out += "\\t";
+      *Dst++ = 't';
       break;
     case '\n':
-      Out += "\\n";
+      *Dst++ = 'n';
       break;
     case '\f':
-      Out += "\\f";
+      *Dst++ = 'f';
       break;
     case '\r':
-      Out += "\\r";
+      *Dst++ = 'r';
       break;
     case '"':
-      Out += "\\\"";
+      *Dst++ = '"';
       break;
     case '\\':
-      Out += "\\\\";
+      *Dst++ = '\\';
       break;
     default: {
       static const char Hex[] = "0123456789abcdef";
-      Out += "\\u00";
-      Out += Hex[C >> 4];
-      Out += Hex[C & 0xf];
+      std::memcpy(Dst, "u00", 3);
+      Dst[3] = Hex[C >> 4];
+      Dst[4] = Hex[C & 0xf];
+      Dst += 5;
     }
     }
   }
-  if (!Ascii && !isValidUtf8(S)) {
-    Out.resize(Start);
-    return false;
+  if ((High & 0x80) && !isValidUtf8(S))
+    return nullptr;
+  *Dst++ = '"';
+  return Dst;
+}
+
+void JsonWriter::putString(std::string_view S) {
+  if (char *End = escapeInto(room(maxLiteralSize(S)), S)) {
+    Size = static_cast<size_t>(End - Buf.get());
+    return;
   }
-  Out.append(S.data() + Run, S.size() - Run);
-  Out += '"';
-  return true;
+  // Invalid UTF-8 is replaced by U+FFFD, as dumpJson does.
+  std::string Valid = sanitizeUtf8(S);
+  Size = static_cast<size_t>(escapeInto(room(maxLiteralSize(Valid)), Valid) -
+                             Buf.get());
 }
 
 void JsonWriter::appendString(std::string &Out, std::string_view S) {
-  if (!appendEscaped(Out, S))
-    appendEscaped(Out, sanitizeUtf8(S));
+  JsonWriter W;
+  W.putString(S);
+  Out += W.text();
 }
 
 template <typename JsonT> void JsonWriter::writeDom(const JsonT &V) {

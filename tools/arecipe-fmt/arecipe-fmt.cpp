@@ -11,9 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Basic/Diagnostic.h"
+#include "arecipe/Basic/StandardStreams.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Format/Format.h"
 #include "arecipe/Format/TextDiff.h"
+#include "arecipe/Support/ProcessExit.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
@@ -231,6 +233,12 @@ int main(int argc, char **argv) {
       Diags.flush();
     }
   }
-  Diags.finish();
+  // Standard output is flushed and checked (a failed write is reported),
+  // then the process ends without tearing down the source buffers and
+  // static objects, as arecipec does (support/ProcessExit.h), except in a
+  // leak-checked build.
+  Status = flushStandardStreams(Status, ExitUsage, Diags);
+  if (!support::leakCheckedBuild())
+    support::exitWithoutTeardown(Status);
   return Status;
 }

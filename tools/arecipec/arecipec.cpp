@@ -12,6 +12,7 @@
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/DiagnosticVerifier.h"
 #include "arecipe/Basic/JSONDiagnosticPrinter.h"
+#include "arecipe/Basic/StandardStreams.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Codegen/ChangelogEmitter.h"
 #include "arecipe/Codegen/InferenceXEmitter.h"
@@ -21,6 +22,7 @@
 #include "arecipe/Frontend/CompilerInstance.h"
 #include "arecipe/Sema/Sema.h"
 #include "arecipe/Support/InstallLayout.h"
+#include "arecipe/Support/ProcessExit.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -161,6 +163,27 @@ bool checkPlansBuild(const sema::Compilation &Sema, DiagnosticEngine &Diags) {
   return Ok;
 }
 
+/// Set when writing the output failed (reported): an I/O error, exit 2.
+bool WriteFailed = false;
+
+/// How a write error names the output.
+std::string outputName(llvm::StringRef Name) {
+  return Name == "-" ? "<stdout>" : Name.str();
+}
+
+/// Reports OS's write error, if it had one, and clears it (so its
+/// destructor does not abort); returns whether it had one.
+bool reportWriteError(llvm::raw_fd_ostream &OS, llvm::StringRef Name,
+                      DiagnosticEngine &Diags) {
+  if (!OS.has_error())
+    return false;
+  Diags.report(llvm::SMLoc(), DiagID::err_cannot_write_file)
+      << outputName(Name) << OS.error().message();
+  OS.clear_error();
+  WriteFailed = true;
+  return true;
+}
+
 /// Writes the requested output; false after an error was reported.
 bool emit(frontend::CompilerInstance &CI, const sema::Compilation *Old) {
   if (SyntaxOnly || (Emit == EmitKind::Nothing && Explain.empty()))
@@ -209,7 +232,14 @@ bool emit(frontend::CompilerInstance &CI, const sema::Compilation *Old) {
   case EmitKind::Nothing:
     break;
   }
-  return true;
+  // Written, flushed and closed here, with the error checked: the process
+  // may end without running destructors (main), and a full disk must not
+  // leave a partial file behind a zero exit status.
+  if (OutputFilename == "-")
+    OS.flush();
+  else
+    OS.close();
+  return !reportWriteError(OS, OutputFilename, Diags);
 }
 
 /// Compiles the input (and `--against`'s file into the same diagnostics);
@@ -257,9 +287,20 @@ int compile(frontend::CompilerInstance &CI) {
       return ExitOk;
   }
   if (!emit(CI, Old ? &Old->getSema() : nullptr))
-    return Diags.hasErrors() && Emit != EmitKind::Cells ? ExitRecipeErrors
-                                                         : ExitUsage;
+    return Diags.hasErrors() && Emit != EmitKind::Cells && !WriteFailed
+               ? ExitRecipeErrors
+               : ExitUsage;
   return ExitOk;
+}
+
+/// Ends the process once its outputs are written and checked. The
+/// compilation and static objects (ANTLR's caches) are not torn down
+/// (support/ProcessExit.h says why), except in a leak-checked build, which
+/// returns Status to main to run every destructor.
+int finish(int Status) {
+  if (!support::leakCheckedBuild())
+    support::exitWithoutTeardown(Status);
+  return Status;
 }
 
 int runVerify() {
@@ -272,8 +313,8 @@ int runVerify() {
   std::unique_ptr<DiagnosticConsumer> Printer = makePrinter();
   DiagnosticEngine Out(CI.getSourceMgr(), Printer.get());
   bool Matched = Verifier.verify(CI.getSourceMgr(), Out);
-  Out.finish();
-  return Matched ? ExitOk : ExitRecipeErrors;
+  return finish(
+      flushStandardStreams(Matched ? ExitOk : ExitRecipeErrors, ExitUsage, Out));
 }
 
 } // namespace
@@ -283,6 +324,13 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "arecipec " << ARECIPE_VERSION << "\n";
+    // The command line's parser exits after this, and a failed write
+    // would abort in llvm::outs()' destructor: the write is checked here,
+    // and the process ends as a compilation does.
+    std::unique_ptr<DiagnosticConsumer> Printer = makePrinter();
+    llvm::SourceMgr SM;
+    DiagnosticEngine Diags(SM, Printer.get());
+    std::exit(finish(flushStandardStreams(ExitOk, ExitUsage, Diags)));
   });
   if (!cl::ParseCommandLineOptions(argc, argv, "arecipe recipe compiler\n",
                                    &llvm::errs()))
@@ -304,6 +352,5 @@ int main(int argc, char **argv) {
   }
   frontend::CompilerInstance CI(makeInvocation(InputFilename), Printer.get());
   int Status = compile(CI);
-  CI.getDiagnostics().finish();
-  return Status;
+  return finish(flushStandardStreams(Status, ExitUsage, CI.getDiagnostics()));
 }

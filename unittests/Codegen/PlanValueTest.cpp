@@ -28,7 +28,7 @@ std::string written(const Value &V) {
   W.key("value");
   codegen::writeValue(V, W);
   W.endObject();
-  return W.text();
+  return std::string(W.text());
 }
 
 std::string reference(const Value &V) {

@@ -23,7 +23,7 @@ std::string written(const ordered_json &V, int Indent) {
   JsonWriter W(Indent);
   W.value(V);
   EXPECT_TRUE(W.complete());
-  return W.text();
+  return std::string(W.text());
 }
 
 std::string stringLiteral(std::string_view S) {
@@ -115,6 +115,18 @@ TEST(JsonWriter, EveryByteEscapedAsDumpEscapesIt) {
     std::string T = "a" + S + "b" + S;
     EXPECT_EQ(stringLiteral(T), ordered_json(T).dump()) << "byte " << C;
   }
+  // ... and at every position of a longer text, which the writer checks
+  // eight bytes at a time: a byte to escape in any lane of a word, next to
+  // bytes that are not (a word-wise check that missed one lane, or
+  // mistook a neighbour such as '!' or '[' for a quote or backslash,
+  // would show here).
+  for (int C = 0; C < 0x80; ++C)
+    for (size_t Pos = 0; Pos < 24; ++Pos) {
+      std::string T = "0123456789abcdefghijklmnopq!#[]^_ ~";
+      T[Pos] = static_cast<char>(C);
+      ASSERT_EQ(stringLiteral(T), ordered_json(T).dump())
+          << "byte " << C << " at " << Pos;
+    }
   // Valid UTF-8 of every length is copied as it is (ensure_ascii off).
   for (const char *S : {"caf\xc3\xa9", "\xe2\x82\xac 5", "\xf0\x9f\x98\x80",
                         "\xef\xbf\xbf", "tab\there \"quoted\" back\\slash"})
@@ -127,6 +139,67 @@ TEST(JsonWriter, EveryByteEscapedAsDumpEscapesIt) {
   ordered_json V;
   V["k\"\n\x01"] = "v";
   EXPECT_EQ(W.text(), V.dump(2));
+}
+
+TEST(JsonWriter, LongStringsEscapedAcrossBufferGrowth) {
+  // The writer escapes into its flat buffer, copying runs of plain bytes
+  // at once: strings much longer than its first 4 KB, with escapes,
+  // non-ASCII and plain bytes at every position relative to a run, as
+  // values and as keys, after text that leaves the buffer nearly full.
+  std::mt19937 Rng(4);
+  const std::string Pieces[] = {"a",      "\"",          "\\",
+                                "\n",     "\x01",        "\x1f",
+                                "\x7f",   "caf\xc3\xa9", "\xe2\x82\xac",
+                                "plain ", "\t\t",        "\xf0\x9f\x98\x80"};
+  for (size_t Prefix : {0, 1, 4000, 4090, 4095}) {
+    std::string S;
+    while (S.size() < 20000)
+      S += Pieces[Rng() % std::size(Pieces)];
+    JsonWriter W;
+    W.beginObject();
+    W.member("prefix", std::string(Prefix, 'p'));
+    W.member("long", S);
+    W.member(S, int64_t(Prefix));
+    W.endObject();
+    ordered_json V;
+    V["prefix"] = std::string(Prefix, 'p');
+    V["long"] = S;
+    V[S] = Prefix;
+    EXPECT_EQ(W.text(), V.dump(2)) << "prefix " << Prefix;
+    EXPECT_EQ(stringLiteral(S), ordered_json(S).dump());
+  }
+  // A long string whose only bad byte is at the end: the fallback that
+  // replaces it rewrites the whole literal.
+  std::string Bad(9000, 'x');
+  Bad += "\xff";
+  EXPECT_EQ(stringLiteral(Bad),
+            "\"" + std::string(9000, 'x') + "\xef\xbf\xbd\"");
+}
+
+TEST(JsonWriter, BufferKeptAndReusedAfterClear) {
+  // A document written in pieces much larger than the buffer, cleared
+  // after each, with reserve() before some: the pieces add up to the dump.
+  JsonWriter W;
+  std::string All;
+  ordered_json V = ordered_json::array();
+  W.beginArray();
+  for (int I = 0; I < 50; ++I) {
+    if (I % 7 == 0)
+      W.reserve(size_t(I) * 1000);
+    W.beginObject();
+    std::string Text(size_t(I) * 300, static_cast<char>('a' + I % 26));
+    W.member("text", Text);
+    W.member("i", int64_t(I));
+    W.member("f", I / 8.0);
+    W.endObject();
+    V.push_back({{"text", Text}, {"i", I}, {"f", I / 8.0}});
+    All += W.text();
+    W.clear();
+  }
+  W.endArray();
+  All += W.text();
+  EXPECT_TRUE(W.complete());
+  EXPECT_EQ(All, V.dump(2));
 }
 
 TEST(JsonWriter, InvalidUtf8IsReplacedNotThrown) {

@@ -20,6 +20,8 @@
 #include "arecipe/Basic/Rational.h"
 #include "arecipe/Sema/Cell.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -44,7 +46,9 @@ using PlanNumber = Rational;
 /// (none for built-in defaults) and its precedence level.
 struct KnobOrigin {
   struct Position {
-    std::string File;
+    /// The buffer's name in the compilation's SourceMgr (a view: a cell is
+    /// written while the compilation it was lowered from exists).
+    llvm::StringRef File;
     unsigned Line = 0;
     unsigned Col = 0;
   };
@@ -52,8 +56,10 @@ struct KnobOrigin {
   sema::Level Level = sema::Level::Default;
 };
 
+/// A cell's knob. Name is a view of the name in Sema's cell (the plan has
+/// about a hundred knobs per cell; they are not copied).
 struct PlanKnob {
-  std::string Name;
+  llvm::StringRef Name;
   sema::Value Value;
   KnobOrigin Origin;
 };

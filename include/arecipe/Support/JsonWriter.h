@@ -14,6 +14,11 @@
 // both. The caller may write out the text so far and clear() it, and go
 // on: a document of any size need not be whole in memory.
 //
+// The text goes into one flat buffer that grows geometrically and is kept
+// across clear(): each token checks the room it needs once and is then
+// copied or formatted in place (no std::string append per token, no
+// temporary per value), since writing is most of what `--emit plan` costs.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ARECIPE_SUPPORT_JSONWRITER_H
@@ -22,6 +27,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,10 +66,14 @@ public:
   }
 
   /// The text written so far; the writer keeps its place in the document.
-  const std::string &text() const { return Out; }
+  /// Valid until the next call that writes.
+  std::string_view text() const { return {Buf.get(), Size}; }
   /// Forgets the text written so far (after the caller wrote it out); the
-  /// writer goes on from its place in the document.
-  void clear() { Out.clear(); }
+  /// writer goes on from its place in the document, and keeps its buffer.
+  void clear() { Size = 0; }
+  /// Makes room for Bytes more bytes of text at once (a caller that knows
+  /// the size of what it will write saves the buffer's regrowth).
+  void reserve(size_t Bytes) { room(Bytes); }
   /// True when every container begun has been ended.
   bool complete() const { return Stack.empty(); }
 
@@ -84,6 +95,19 @@ private:
   void write(std::nullptr_t) { null(); }
 
   template <typename JsonT> void writeDom(const JsonT &V);
+  /// At least N bytes free after the text; returns where to write them.
+  char *room(size_t N) {
+    if (Cap - Size < N)
+      grow(N);
+    return Buf.get() + Size;
+  }
+  void grow(size_t N);
+  void put(char C) { *room(1) = C, ++Size; }
+  void put(std::string_view S) {
+    std::memcpy(room(S.size()), S.data(), S.size());
+    Size += S.size();
+  }
+  void putString(std::string_view S);
   /// Before a value: the separator and indentation its container needs.
   void beforeValue();
   void end(bool IsObject);
@@ -96,7 +120,8 @@ private:
   int Indent;
   std::vector<Level> Stack;
   bool AfterKey = false;
-  std::string Out;
+  std::unique_ptr<char[]> Buf;
+  size_t Size = 0, Cap = 0;
 };
 
 } // namespace arecipe::support
