@@ -49,7 +49,7 @@ static std::string finishBody(support::JsonWriter &W) {
   W.key("temperature");
   W.number(int64_t(0));
   W.endObject();
-  return W.text();
+  return std::string(W.text());
 }
 
 // Members sorted before "messages"/"model"/"prompt".
