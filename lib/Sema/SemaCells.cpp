@@ -14,10 +14,41 @@
 
 #include "SemaImpl.h"
 
+#include "llvm/ADT/SmallString.h"
+
 using namespace arecipe;
 using namespace arecipe::sema;
 
 CellKey CellState::key() const { return {C->Arm ? C->Arm->Index : 0, C->Conc}; }
+
+RecipeState::NameSlot &RecipeState::slot(llvm::StringRef Name) {
+  auto [It, New] = Slots.try_emplace(Name);
+  NameSlot &S = It->second;
+  if (New) {
+    auto ByIt = ByName.find(Name);
+    if (ByIt == ByName.end())
+      ByIt = ByName.emplace(Name.str(), std::vector<AssignmentState *>()).first;
+    S.As = &ByIt->second;
+  }
+  // Looked up again while the name is undeclared: a name declared after
+  // its first read is then found.
+  if (!S.CN) {
+    auto NameIt = Names.find(Name);
+    if (NameIt != Names.end())
+      S.CN = &NameIt->second;
+  }
+  return S;
+}
+
+unsigned RecipeState::roleIndex(llvm::StringRef Role) {
+  if (Role.empty())
+    return 0;
+  for (size_t N = 0; N < RoleNames.size(); ++N)
+    if (RoleNames[N] == Role)
+      return N + 1;
+  RoleNames.push_back(Role.str());
+  return RoleNames.size();
+}
 
 bool SemaImpl::applies(const Assignment &A, const Cell &C) const {
   if (A.Arm && A.Arm != C.Arm)
@@ -68,21 +99,19 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       return std::nullopt;
     return RV->V;
   }
-  auto NameIt = R.Names.find(Name);
-  const CellName *CN = NameIt == R.Names.end() ? nullptr : &NameIt->second;
+  RecipeState::NameSlot &Slot = R.slot(Name);
+  const CellName *CN = Slot.CN;
   bool PerRole = CN && CN->isPerRole(Name);
-  std::string Role = PerRole ? RoleIn.str() : "";
-  auto ByIt = R.ByName.find(Name);
-  if (ByIt == R.ByName.end())
-    ByIt = R.ByName.emplace(Name.str(), std::vector<AssignmentState *>()).first;
-  std::vector<AssignmentState *> &As = ByIt->second;
+  // RoleIn outlives this call (an EvalCtx's role or a literal).
+  llvm::StringRef Role = PerRole ? RoleIn : llvm::StringRef();
+  std::vector<AssignmentState *> &As = *Slot.As;
 
   if (PerRole && Role.empty() && CS.TopologyKnown && C.isDisaggregated()) {
     // A shared formula reads a per-role name: fine where the roles agree.
     addDep(Deps, Name);
     if (const ResolvedValue *RV = C.find(Name))
       return RV->V;
-    if (CS.Failed.count(Name.str()))
+    if (CS.Failed.count(Name))
       return std::nullopt;
     std::optional<Value> P = resolveName(CS, Name, Use, nullptr, "prefill");
     std::optional<Value> D = resolveName(CS, Name, Use, nullptr, "decode");
@@ -94,7 +123,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     }
     diag(Use, DiagID::err_role_values_differ)
         << Name << cellLabel(CS) << P->str() << D->str();
-    CS.Failed.insert(Name.str());
+    CS.Failed.insert(Name);
     return std::nullopt;
   }
   if (PerRole && !CS.TopologyKnown)
@@ -103,11 +132,20 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     for (AssignmentState *A : As)
       if (!A->Role.empty() && applies(*A, C)) {
         diag(Use, DiagID::err_role_topology_dependency) << Name;
-        CS.Failed.insert(Name.str());
+        CS.Failed.insert(Name);
         return std::nullopt;
       }
 
-  std::string Key = Role.empty() ? Name.str() : Role + "." + Name.str();
+  // `prefill.tp` in a role; built on the stack, since most reads find the
+  // value already resolved.
+  llvm::SmallString<64> KeyBuf;
+  llvm::StringRef Key = Name;
+  if (!Role.empty()) {
+    KeyBuf = Role;
+    KeyBuf += '.';
+    KeyBuf += Name;
+    Key = KeyBuf.str();
+  }
   addDep(Deps, Key);
   // A role's value is kept unqualified where the roles agree (a shared
   // read, or a resolved cell's compacted values).
@@ -122,14 +160,14 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     std::string Text;
     for (size_t N = First; N < CS.Stack.size(); ++N)
       Text += CS.Stack[N] + " -> ";
-    Text += Key;
+    Text += Key.str();
     const AssignmentState *Head = CS.StackFrom[First];
     auto B = report(Head->Range, DiagID::err_dependency_cycle);
     B << (" in cell " + cellLabel(CS)) << Text;
     for (size_t N = First + 1; N < CS.Stack.size(); ++N)
       B.note(CS.StackFrom[N]->Range.Start, DiagID::note_cycle_step)
           << CS.Stack[N]
-          << (N + 1 < CS.Stack.size() ? CS.Stack[N + 1] : Key)
+          << (N + 1 < CS.Stack.size() ? CS.Stack[N + 1] : Key.str())
           << CS.StackFrom[N]->Range;
     for (size_t N = First; N < CS.Stack.size(); ++N)
       CS.Failed.insert(CS.Stack[N]);
@@ -156,8 +194,9 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
           forRole(*A, Role) && applies(*A, C) && !A->ShadowedBy &&
           !A->ShadowedInServerOf)
         A->ShadowedInServerOf = Server;
-    C.Values[Key] = RV;
-    return RV.V;
+    Value Result = RV.V;
+    C.Values[Key.str()] = std::move(RV);
+    return Result;
   }
 
   AssignmentState *Best = nullptr;
@@ -186,8 +225,9 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     }
     if (Uniform)
       R.SameInEveryCell.insert(Key);
-    C.Values[Key] = RV;
-    return RV.V;
+    Value Result = RV.V;
+    C.Values[Key.str()] = std::move(RV);
+    return Result;
   }
   Best->EffectiveIn.push_back(C.Conc);
   for (AssignmentState *A : As)
@@ -198,18 +238,19 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   ResolvedValue RV;
   RV.L = Best->L;
   RV.From = Best;
-  if (auto It = R.Shared.find({Best, Role}); It != R.Shared.end()) {
+  unsigned RoleIdx = R.roleIndex(Role);
+  if (auto It = R.Shared.find({Best, RoleIdx}); It != R.Shared.end()) {
     RV.V = It->second.V;
     RV.Deps = It->second.Deps;
-    C.Values[Key] = RV;
-    return RV.V;
+    C.Values[Key.str()] = std::move(RV);
+    return It->second.V;
   }
   unsigned CellReads = CS.CellReads;
   std::optional<Value> V;
   if (Best->Literal) {
     V = Best->Literal;
   } else {
-    CS.Stack.push_back(Key);
+    CS.Stack.push_back(Key.str());
     CS.StackFrom.push_back(Best);
     EvalCtx Ctx;
     Ctx.M = Best->M;
@@ -236,8 +277,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     CS.Failed.insert(Key);
     return std::nullopt;
   }
-  RV.V = *Conformed;
-  C.Values[Key] = RV;
+  RV.V = std::move(*Conformed);
   bool SameEverywhere =
       Uniform && CS.CellReads == CellReads &&
       std::all_of(RV.Deps.begin(), RV.Deps.end(), [&](const std::string &D) {
@@ -246,14 +286,24 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   if (SameEverywhere) {
     R.SameInEveryCell.insert(Key);
     if (!Best->Literal)
-      R.Shared[{Best, Role}] = {RV.V, RV.Deps};
+      R.Shared[{Best, RoleIdx}] = {RV.V, RV.Deps};
   }
-  return RV.V;
+  Value Result = RV.V;
+  C.Values[Key.str()] = std::move(RV);
+  return Result;
 }
 
 void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
   const Cell &C = *CS.C;
   for (auto &[Name, As] : R.ByName) {
+    // Most names have at most one assignment above the defaults that
+    // applies to the cell: nothing to group, and no map is built.
+    unsigned Applying = 0;
+    for (AssignmentState *A : As)
+      if (A->L != Level::Default && applies(*A, C) && ++Applying > 1)
+        break;
+    if (Applying < 2)
+      continue;
     // Two assignments conflict when they apply at one level to the same
     // role: a shared one and a role's own do not (the role's wins).
     std::map<std::pair<Level, std::string>, std::vector<AssignmentState *>> Groups;

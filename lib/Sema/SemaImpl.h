@@ -26,7 +26,9 @@
 #include "arecipe/Sema/Sema.h"
 #include "arecipe/Support/Suggestions.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <functional>
@@ -129,7 +131,7 @@ struct CellState {
   RecipeState *R = nullptr;
   std::vector<std::string> Stack; ///< Names being evaluated (cycles).
   std::vector<const AssignmentState *> StackFrom;
-  std::set<std::string> Failed;
+  llvm::StringSet<> Failed; ///< Keys (`tp`, `prefill.tp`) that failed.
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
   /// during which this grows depends on the cell.
   unsigned CellReads = 0;
@@ -161,6 +163,19 @@ struct RecipeState {
   /// string built per lookup).
   std::map<std::string, CellName, std::less<>> Names;
   std::map<std::string, std::vector<AssignmentState *>, std::less<>> ByName;
+  /// A name of the cell scope as resolveName sees it: its declaration (null
+  /// for a name the scope does not declare) and its assignments.
+  struct NameSlot {
+    const CellName *CN = nullptr;
+    std::vector<AssignmentState *> *As = nullptr;
+  };
+  /// Names and ByName by one hash per read instead of two ordered searches
+  /// (a cell reads every name, often several times). Filled on first use
+  /// during cell resolution, when both maps are complete; it points into
+  /// their nodes, which never move. The ordered maps stay the ones that are
+  /// iterated, since their order decides evaluation and diagnostic order.
+  llvm::StringMap<NameSlot> Slots;
+  NameSlot &slot(llvm::StringRef Name);
   /// `router.NAME = ...`: knobs of whichever router a cell's topology
   /// names, resolved with the router (SemaProcesses.cpp).
   std::vector<AssignmentState *> RouterAssignments;
@@ -174,11 +189,16 @@ struct RecipeState {
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
   /// Formulas evaluated once and shared by every cell (per role): a
   /// recipe-level list is not rebuilt in each cell (F12).
-  std::map<std::pair<const Assignment *, std::string>, SharedValue> Shared;
+  /// Keyed by the assignment and roleIndex(role).
+  llvm::DenseMap<std::pair<const Assignment *, unsigned>, SharedValue> Shared;
+  /// A small number for each role name ("" is 0), so a Shared key is not a
+  /// string.
+  unsigned roleIndex(llvm::StringRef Role);
+  std::vector<std::string> RoleNames;
   /// Names (role-qualified in a role) whose value is the same in every
   /// cell: their assignments all apply to every cell and the winning
   /// formula read no `conc`, no cell layout and only names of this set.
-  std::set<std::string> SameInEveryCell;
+  llvm::StringSet<> SameInEveryCell;
   /// `engine` is missing or did not evaluate (reported): assignments of
   /// names that are no recipe field are not reported again.
   bool EngineFailed = false;
