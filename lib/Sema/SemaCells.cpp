@@ -24,14 +24,15 @@ CellKey CellState::key() const { return {C->Arm ? C->Arm->Index : 0, C->Conc}; }
 RecipeState::NameSlot &RecipeState::slot(llvm::StringRef Name) {
   auto [It, New] = Slots.try_emplace(Name);
   NameSlot &S = It->second;
-  if (New) {
+  if (New)
+    S.Id = Slots.size() - 1;
+  // Looked up again while missing: a name declared or assigned after its
+  // first read is then found.
+  if (!S.As) {
     auto ByIt = ByName.find(Name);
-    if (ByIt == ByName.end())
-      ByIt = ByName.emplace(Name.str(), std::vector<AssignmentState *>()).first;
-    S.As = &ByIt->second;
+    if (ByIt != ByName.end())
+      S.As = &ByIt->second;
   }
-  // Looked up again while the name is undeclared: a name declared after
-  // its first read is then found.
   if (!S.CN) {
     auto NameIt = Names.find(Name);
     if (NameIt != Names.end())
@@ -63,6 +64,45 @@ bool SemaImpl::applies(const Assignment &A, const Cell &C) const {
   default:
     return true;
   }
+}
+
+/// Cell::find(Name, Role) through CS.Known: the role's own value, else the
+/// unqualified one.
+static const ResolvedValue *findKnown(const CellState &CS,
+                                      const RecipeState::NameSlot &S,
+                                      unsigned RoleIdx, llvm::StringRef Name,
+                                      llvm::StringRef Role) {
+  if (CS.Compacted || RoleIdx >= CellState::KnownRoles)
+    return CS.C->find(Name, Role);
+  size_t Base = size_t(S.Id) * CellState::KnownRoles;
+  if (Base >= CS.Known.size())
+    return nullptr;
+  if (RoleIdx)
+    if (const ResolvedValue *RV = CS.Known[Base + RoleIdx])
+      return RV;
+  return CS.Known[Base];
+}
+
+/// Sets Key (Name, or `Role.Name`) in the cell's values and CS.Known;
+/// returns the value.
+static Value store(CellState &CS, const RecipeState::NameSlot &S,
+                   unsigned RoleIdx, llvm::StringRef Key, ResolvedValue RV) {
+  auto &Values = CS.C->Values;
+  auto It = Values.lower_bound(Key);
+  if (It == Values.end() || It->first != Key)
+    It = Values.emplace_hint(It, Key.str(), std::move(RV));
+  else
+    It->second = std::move(RV);
+  if (!CS.Compacted && RoleIdx < CellState::KnownRoles) {
+    // Whole groups of KnownRoles entries, so findKnown may read a name's
+    // group once its first entry is in range.
+    size_t Base = size_t(S.Id) * CellState::KnownRoles;
+    if (Base >= CS.Known.size())
+      CS.Known.resize(
+          std::max(Base + CellState::KnownRoles, CS.Known.size() * 2), nullptr);
+    CS.Known[Base + RoleIdx] = &It->second;
+  }
+  return It->second.V;
 }
 
 static void addDep(std::vector<std::string> *Deps, llvm::StringRef Name) {
@@ -104,12 +144,15 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   bool PerRole = CN && CN->isPerRole(Name);
   // RoleIn outlives this call (an EvalCtx's role or a literal).
   llvm::StringRef Role = PerRole ? RoleIn : llvm::StringRef();
-  std::vector<AssignmentState *> &As = *Slot.As;
+  static const std::vector<AssignmentState *> NoAssignments;
+  const std::vector<AssignmentState *> &As =
+      Slot.As ? *Slot.As : NoAssignments;
+  unsigned RoleIdx = R.roleIndex(Role);
 
   if (PerRole && Role.empty() && CS.TopologyKnown && C.isDisaggregated()) {
     // A shared formula reads a per-role name: fine where the roles agree.
     addDep(Deps, Name);
-    if (const ResolvedValue *RV = C.find(Name))
+    if (const ResolvedValue *RV = findKnown(CS, Slot, 0, Name, ""))
       return RV->V;
     if (CS.Failed.count(Name))
       return std::nullopt;
@@ -118,7 +161,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     if (!P || !D)
       return std::nullopt;
     if (*P == *D) {
-      C.Values[Name.str()] = *C.find(Name, "prefill");
+      store(CS, Slot, 0, Name, *C.find(Name, "prefill"));
       return P;
     }
     diag(Use, DiagID::err_role_values_differ)
@@ -149,7 +192,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   addDep(Deps, Key);
   // A role's value is kept unqualified where the roles agree (a shared
   // read, or a resolved cell's compacted values).
-  if (const ResolvedValue *RV = C.find(Name, Role))
+  if (const ResolvedValue *RV = findKnown(CS, Slot, RoleIdx, Name, Role))
     return RV->V;
   if (CS.Failed.count(Key))
     return std::nullopt;
@@ -194,9 +237,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
           forRole(*A, Role) && applies(*A, C) && !A->ShadowedBy &&
           !A->ShadowedInServerOf)
         A->ShadowedInServerOf = Server;
-    Value Result = RV.V;
-    C.Values[Key.str()] = std::move(RV);
-    return Result;
+    return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
 
   AssignmentState *Best = nullptr;
@@ -225,9 +266,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     }
     if (Uniform)
       R.SameInEveryCell.insert(Key);
-    Value Result = RV.V;
-    C.Values[Key.str()] = std::move(RV);
-    return Result;
+    return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
   Best->EffectiveIn.push_back(C.Conc);
   for (AssignmentState *A : As)
@@ -238,12 +277,10 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   ResolvedValue RV;
   RV.L = Best->L;
   RV.From = Best;
-  unsigned RoleIdx = R.roleIndex(Role);
   if (auto It = R.Shared.find({Best, RoleIdx}); It != R.Shared.end()) {
     RV.V = It->second.V;
     RV.Deps = It->second.Deps;
-    C.Values[Key.str()] = std::move(RV);
-    return It->second.V;
+    return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
   unsigned CellReads = CS.CellReads;
   std::optional<Value> V;
@@ -288,9 +325,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     if (!Best->Literal)
       R.Shared[{Best, RoleIdx}] = {RV.V, RV.Deps};
   }
-  Value Result = RV.V;
-  C.Values[Key.str()] = std::move(RV);
-  return Result;
+  return store(CS, Slot, RoleIdx, Key, std::move(RV));
 }
 
 void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
@@ -367,6 +402,9 @@ void SemaImpl::compactRoleValues(CellState &CS) {
   Cell &C = *CS.C;
   if (!C.isDisaggregated())
     return;
+  // Entries are erased below: CS.Known would point to freed nodes.
+  CS.Compacted = true;
+  CS.Known.clear();
   // Names resolved for both roles; equal ones are kept once, unqualified.
   std::map<std::string, std::pair<const ResolvedValue *, const ResolvedValue *>>
       ByName;

@@ -54,7 +54,7 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
     if (std::optional<Value> V = lookupProcessName(Ctx, Name, E->getRange()))
       return V;
 
-  if (Ctx.Recipe && Ctx.Recipe->Names.count(Name)) {
+  if (Ctx.Recipe && Ctx.Recipe->slot(Name).CN) {
     if (Ctx.Cell)
       return resolveName(*Ctx.Cell, Name, E->getRange(), Ctx.Deps, Ctx.Role);
     diag(E->getRange(), DiagID::err_not_constant) << Name << Ctx.What;

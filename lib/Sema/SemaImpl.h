@@ -139,6 +139,14 @@ struct CellState {
   /// Set once `topology` is resolved: from then on Cell::Roles is known and
   /// server-side names resolve per role.
   bool TopologyKnown = false;
+  /// C->Values's entries by RecipeState::NameSlot::Id and role index
+  /// (`Id * KnownRoles + roleIndex`): resolveName reads every name through
+  /// here instead of searching the ordered map. The pointers are into the
+  /// map's nodes, which do not move; compactRoleValues erases entries and
+  /// sets Compacted, after which the map is searched again.
+  std::vector<const ResolvedValue *> Known;
+  static constexpr unsigned KnownRoles = 3; ///< "", "prefill", "decode".
+  bool Compacted = false;
   CellKey key() const;
 };
 
@@ -167,13 +175,16 @@ struct RecipeState {
   /// for a name the scope does not declare) and its assignments.
   struct NameSlot {
     const CellName *CN = nullptr;
+    /// Null while the name has no assignment.
     std::vector<AssignmentState *> *As = nullptr;
+    unsigned Id = 0; ///< Dense, in order of first lookup.
   };
   /// Names and ByName by one hash per read instead of two ordered searches
-  /// (a cell reads every name, often several times). Filled on first use
-  /// during cell resolution, when both maps are complete; it points into
-  /// their nodes, which never move. The ordered maps stay the ones that are
-  /// iterated, since their order decides evaluation and diagnostic order.
+  /// (a cell reads every name, often several times). Filled on first
+  /// lookup; it points into the maps' nodes, which never move, and looks a
+  /// missing declaration or assignment list up again until it exists. The
+  /// ordered maps stay the ones that are iterated, since their order
+  /// decides evaluation and diagnostic order.
   llvm::StringMap<NameSlot> Slots;
   NameSlot &slot(llvm::StringRef Name);
   /// `router.NAME = ...`: knobs of whichever router a cell's topology
