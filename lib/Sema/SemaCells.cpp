@@ -105,6 +105,12 @@ static Value store(CellState &CS, const RecipeState::NameSlot &S,
   return It->second.V;
 }
 
+const ResolvedValue *SemaImpl::findCellValue(RecipeState &R, CellState &CS,
+                                             llvm::StringRef Name,
+                                             llvm::StringRef Role) {
+  return findKnown(CS, R.slot(Name), R.roleIndex(Role), Name, Role);
+}
+
 static void addDep(std::vector<std::string> *Deps, llvm::StringRef Name) {
   if (Deps && std::find(Deps->begin(), Deps->end(), Name) == Deps->end())
     Deps->push_back(Name.str());

@@ -504,6 +504,11 @@ public:
                                    llvm::SMRange Use,
                                    std::vector<std::string> *Deps,
                                    llvm::StringRef Role = "");
+  /// CS.C->find(Name, Role), through CS.Known rather than a search of the
+  /// ordered map.
+  const ResolvedValue *findCellValue(RecipeState &R, CellState &CS,
+                                     llvm::StringRef Name,
+                                     llvm::StringRef Role);
   bool applies(const Assignment &A, const Cell &C) const;
   void reportConflicts(RecipeState &R, CellState &CS);
   /// Keeps one unqualified value for each per-role name the roles agree
@@ -575,7 +580,7 @@ public:
   // Renderings and files (SemaRender.cpp) -----------------------------------
   void evaluateRenderings(RecipeState &R, CellState &CS);
   void renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
-                     std::map<std::string, KnobRenderState> &Knobs);
+                     llvm::StringMap<KnobRenderState> &Knobs);
   void reportSilentKnobs(RecipeState &R);
   void checkFileReferences(RecipeState &R);
 };

@@ -168,7 +168,7 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
 }
 
 void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
-                             std::map<std::string, KnobRenderState> &Knobs) {
+                             llvm::StringMap<KnobRenderState> &Knobs) {
   const EntityState *Template = &stateOf(*P.Template);
   ProcessState PS;
   // A `server = cell(N)` cell starts from N's processes: it renders its own.
@@ -183,7 +183,7 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
   std::optional<ResolvedValue> PortValue;
   auto ValueOf = [&](llvm::StringRef Name) -> const ResolvedValue * {
     const ResolvedValue *RV = P.K == ProcessInfo::Engine
-                                  ? CS.C->find(Name, P.ValueRole)
+                                  ? findCellValue(R, CS, Name, P.ValueRole)
                                   : P.findKnob(Name);
     if (Name == "port" && P.Port && RV) {
       PortValue = *RV;
@@ -441,11 +441,12 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     C.Processes.push_back(std::move(P));
   }
   // Whether an engine knob rendered, over the engine processes; routers'
-  // and services' knobs are their own.
-  std::map<std::string, KnobRenderState> Knobs;
+  // and services' knobs are their own. (Unordered: what is read from it
+  // below does not depend on the order.)
+  llvm::StringMap<KnobRenderState> Knobs;
   unsigned Errors = Diags.errorCount();
   for (ProcessInfo &P : C.Processes) {
-    std::map<std::string, KnobRenderState> Other;
+    llvm::StringMap<KnobRenderState> Other;
     renderProcess(R, CS, P, P.K == ProcessInfo::Engine ? Knobs : Other);
   }
 
@@ -464,8 +465,12 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
             << F.Name << From[F.Name]->Name << P.Name << cellLabel(CS);
       }
     }
-  for (const auto &[Name, RV] : C.Values) {
-    if (!llvm::StringRef(Name).startswith("file:") || RV.V.isNone())
+  // The `file:NAME` values, found by their prefix in the sorted map.
+  for (auto It = C.Values.lower_bound(llvm::StringRef("file:"));
+       It != C.Values.end() && llvm::StringRef(It->first).startswith("file:");
+       ++It) {
+    const auto &[Name, RV] = *It;
+    if (RV.V.isNone())
       continue;
     std::string File = Name.substr(5);
     if (From.count(File)) {
@@ -488,7 +493,9 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     return;
   // A knob the recipe set that renders nothing here because its render
   // conditions are all false: collected, reported once per assignment.
-  for (const auto &[Name, State] : Knobs) {
+  for (const auto &Entry : Knobs) {
+    llvm::StringRef Name = Entry.getKey();
+    const KnobRenderState &State = Entry.getValue();
     if (State.Rendered || !State.Blocked || !State.FalseCond)
       continue;
     const ResolvedValue *RV = C.find(Name, C.Roles.empty() ? "" : C.Roles[0]);
