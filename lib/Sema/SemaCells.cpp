@@ -41,6 +41,18 @@ RecipeState::NameSlot &RecipeState::slot(llvm::StringRef Name) {
   return S;
 }
 
+void RecipeState::noteHolds(const CellState &CS, const ast::Expr *Cond,
+                            llvm::StringRef Role,
+                            const std::vector<std::string> &Deps,
+                            unsigned CellReads, bool PerRole) {
+  if (CS.CellReads != CellReads)
+    return;
+  for (const std::string &D : Deps)
+    if (!SameInEveryCell.count(D))
+      return;
+  HoldsEverywhere[{Cond, roleIndex(Role)}] = PerRole;
+}
+
 unsigned RecipeState::roleIndex(llvm::StringRef Role) {
   if (Role.empty())
     return 0;
@@ -133,7 +145,8 @@ static bool stronger(const Assignment &A, const Assignment &B) {
 std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
                                            llvm::SMRange Use,
                                            std::vector<std::string> *Deps,
-                                           llvm::StringRef RoleIn) {
+                                           llvm::StringRef RoleIn,
+                                           RecipeState::NameSlot *GivenSlot) {
   Cell &C = *CS.C;
   RecipeState &R = *CS.R;
   // The arm's list, evaluated once before the cells: shared, never copied
@@ -145,7 +158,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       return std::nullopt;
     return RV->V;
   }
-  RecipeState::NameSlot &Slot = R.slot(Name);
+  RecipeState::NameSlot &Slot = GivenSlot ? *GivenSlot : R.slot(Name);
   const CellName *CN = Slot.CN;
   bool PerRole = CN && CN->isPerRole(Name);
   // RoleIn outlives this call (an EvalCtx's role or a literal).
@@ -454,16 +467,22 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
           R.ReportedOnce.insert({A, 0}).second)
         diag(A->NameRange, DiagID::err_role_needs_disaggregated)
             << A->Role << CS.C->label();
-  for (auto &[Name, CN] : R.Names) {
+  if (R.NameOrder.size() != R.Names.size()) {
+    R.NameOrder.clear();
+    for (const auto &Entry : R.Names)
+      R.NameOrder.push_back({Entry.first, &R.slot(Entry.first)});
+  }
+  for (auto [Name, Slot] : R.NameOrder) {
+    const CellName &CN = *Slot->CN;
     llvm::SMRange Use = R.Out->NameRange;
     if (CN.KnobDecl)
       Use = CN.KnobDecl->Stmt->getName().Range;
     if (CN.isPerRole(Name) && CS.C->isDisaggregated()) {
       for (const std::string &Role : CS.C->Roles)
-        resolveName(CS, Name, Use, nullptr, Role);
+        resolveName(CS, Name, Use, nullptr, Role, Slot);
       continue;
     }
-    resolveName(CS, Name, Use, nullptr);
+    resolveName(CS, Name, Use, nullptr, "", Slot);
   }
   reportConflicts(R, CS);
   layoutCell(R, CS);

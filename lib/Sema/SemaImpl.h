@@ -187,6 +187,9 @@ struct RecipeState {
   /// decides evaluation and diagnostic order.
   llvm::StringMap<NameSlot> Slots;
   NameSlot &slot(llvm::StringRef Name);
+  /// Names in order with their slots: what every cell resolves, without a
+  /// hash per name and cell (rebuilt when Names has grown).
+  std::vector<std::pair<llvm::StringRef, NameSlot *>> NameOrder;
   /// `router.NAME = ...`: knobs of whichever router a cell's topology
   /// names, resolved with the router (SemaProcesses.cpp).
   std::vector<AssignmentState *> RouterAssignments;
@@ -210,6 +213,16 @@ struct RecipeState {
   /// cell: their assignments all apply to every cell and the winning
   /// formula read no `conc`, no cell layout and only names of this set.
   llvm::StringSet<> SameInEveryCell;
+  /// Conditions (a knob's `where`, a check) that held in a cell, for a
+  /// role (roleIndex), while reading only SameInEveryCell names and
+  /// nothing of the cell itself: they hold in every cell and are not
+  /// evaluated again. The flag: the condition read a role's value.
+  llvm::DenseMap<std::pair<const ast::Expr *, unsigned>, bool> HoldsEverywhere;
+  /// Records Cond as holding everywhere when Deps (what it read) allow it
+  /// and it read nothing of the cell (CS.CellReads is still CellReads).
+  void noteHolds(const CellState &CS, const ast::Expr *Cond,
+                 llvm::StringRef Role, const std::vector<std::string> &Deps,
+                 unsigned CellReads, bool PerRole);
   /// `engine` is missing or did not evaluate (reported): assignments of
   /// names that are no recipe field are not reported again.
   bool EngineFailed = false;
@@ -500,10 +513,12 @@ public:
   // Cells (SemaCells.cpp) -------------------------------------------------
   void resolveCell(RecipeState &R, CellState &CS);
   /// Name's value in the cell, for Role (see EvalCtx::Role).
+  /// Slot, when given, is CS.R->slot(Name).
   std::optional<Value> resolveName(CellState &CS, llvm::StringRef Name,
                                    llvm::SMRange Use,
                                    std::vector<std::string> *Deps,
-                                   llvm::StringRef Role = "");
+                                   llvm::StringRef Role = "",
+                                   RecipeState::NameSlot *Slot = nullptr);
   /// CS.C->find(Name, Role), through CS.Known rather than a search of the
   /// ordered map.
   const ResolvedValue *findCellValue(RecipeState &R, CellState &CS,
