@@ -45,12 +45,15 @@ void RecipeState::noteHolds(const CellState &CS, const ast::Expr *Cond,
                             llvm::StringRef Role,
                             const std::vector<std::string> &Deps,
                             unsigned CellReads, bool PerRole) {
-  if (CS.CellReads != CellReads)
-    return;
+  if (CS.CellReads == CellReads && sameInEveryCell(Deps))
+    HoldsEverywhere[{Cond, roleIndex(Role)}] = PerRole;
+}
+
+bool RecipeState::sameInEveryCell(const std::vector<std::string> &Deps) const {
   for (const std::string &D : Deps)
     if (!SameInEveryCell.count(D))
-      return;
-  HoldsEverywhere[{Cond, roleIndex(Role)}] = PerRole;
+      return false;
+  return true;
 }
 
 unsigned RecipeState::roleIndex(llvm::StringRef Role) {

@@ -51,8 +51,11 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
 
   // The render context of a process (`role`, `node`, a router's knobs).
   if (Ctx.Process || Ctx.Instance)
-    if (std::optional<Value> V = lookupProcessName(Ctx, Name, E->getRange()))
+    if (std::optional<Value> V = lookupProcessName(Ctx, Name, E->getRange())) {
+      if (Ctx.Cell)
+        ++Ctx.Cell->ProcessReads;
       return V;
+    }
 
   if (Ctx.Recipe && Ctx.Recipe->slot(Name).CN) {
     if (Ctx.Cell)

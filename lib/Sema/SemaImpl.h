@@ -135,6 +135,10 @@ struct CellState {
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
   /// during which this grows depends on the cell.
   unsigned CellReads = 0;
+  /// Reads of a process's render context or of a router's or service's
+  /// knobs: a render condition during which this grows depends on the
+  /// process.
+  unsigned ProcessReads = 0;
   bool Resolved = false;
   /// Set once `topology` is resolved: from then on Cell::Roles is known and
   /// server-side names resolve per role.
@@ -223,6 +227,19 @@ struct RecipeState {
   void noteHolds(const CellState &CS, const ast::Expr *Cond,
                  llvm::StringRef Role, const std::vector<std::string> &Deps,
                  unsigned CellReads, bool PerRole);
+  /// Whether Deps are all SameInEveryCell.
+  bool sameInEveryCell(const std::vector<std::string> &Deps) const;
+  /// A render or `emit` condition evaluated in some process for an engine
+  /// role (roleIndex) while reading only SameInEveryCell names, nothing of
+  /// the cell and nothing of the process: its value in every process of
+  /// that role in every cell. FromCommandLine: a false condition that a
+  /// `--set` made false (SemaRender.cpp).
+  struct RenderCond {
+    bool On = false;
+    bool FromCommandLine = false;
+  };
+  llvm::DenseMap<std::pair<const ast::Expr *, unsigned>, RenderCond>
+      RenderConds;
   /// `engine` is missing or did not evaluate (reported): assignments of
   /// names that are no recipe field are not reported again.
   bool EngineFailed = false;
@@ -594,6 +611,12 @@ public:
 
   // Renderings and files (SemaRender.cpp) -----------------------------------
   void evaluateRenderings(RecipeState &R, CellState &CS);
+  /// A render or `emit` condition of process P, evaluated with Ctx or taken
+  /// from R.RenderConds; nullopt after an error.
+  std::optional<RecipeState::RenderCond>
+  renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
+                  const ast::Expr *Cond, const EvalCtx &Ctx,
+                  llvm::StringRef What);
   void renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
                      llvm::StringMap<KnobRenderState> &Knobs);
   void reportSilentKnobs(RecipeState &R);

@@ -167,6 +167,39 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
   return true;
 }
 
+std::optional<RecipeState::RenderCond>
+SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
+                          const ast::Expr *Cond, const EvalCtx &Ctx,
+                          llvm::StringRef What) {
+  // Engine processes only: a router's or service's conditions read its
+  // own knobs.
+  bool Cacheable = P.K == ProcessInfo::Engine;
+  std::pair<const ast::Expr *, unsigned> Key{Cond, R.roleIndex(P.ValueRole)};
+  if (Cacheable)
+    if (auto It = R.RenderConds.find(Key); It != R.RenderConds.end())
+      return It->second;
+  std::vector<std::string> Read;
+  EvalCtx CondCtx = Ctx;
+  CondCtx.Deps = &Read;
+  unsigned CellReads = CS.CellReads, ProcessReads = CS.ProcessReads;
+  std::optional<bool> On = evalBool(Cond, CondCtx, What);
+  if (!On)
+    return std::nullopt;
+  RecipeState::RenderCond Result;
+  Result.On = *On;
+  // A condition the command line made false (`--mode eval` drops the
+  // forced acceptance) is deliberate, not a mistake.
+  if (!*On)
+    Result.FromCommandLine = llvm::any_of(Read, [&](const std::string &N) {
+      const ResolvedValue *D = CS.C->find(N, P.ValueRole);
+      return D && D->L == Level::CommandLine;
+    });
+  if (Cacheable && CS.CellReads == CellReads &&
+      CS.ProcessReads == ProcessReads && R.sameInEveryCell(Read))
+    R.RenderConds[Key] = Result;
+  return Result;
+}
+
 void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
                              llvm::StringMap<KnobRenderState> &Knobs) {
   const EntityState *Template = &stateOf(*P.Template);
@@ -270,24 +303,14 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
       KnobRender State;
       for (const RenderInfo &RI : Info->Renders) {
         if (RI.Cond) {
-          std::vector<std::string> Read;
-          EvalCtx CondCtx = Ctx;
-          CondCtx.Deps = &Read;
-          std::optional<bool> On =
-              evalBool(RI.Cond, CondCtx, "a render condition");
-          if (!On) {
+          std::optional<RecipeState::RenderCond> Cond =
+              renderCondition(R, CS, P, RI.Cond, Ctx, "a render condition");
+          if (!Cond) {
             State.Blocked = false; // An error, not a silent knob.
             continue;
           }
-          if (!*On) {
-            // A condition the command line made false (`--mode eval`
-            // drops the forced acceptance) is deliberate, not a mistake.
-            bool FromCommandLine =
-                llvm::any_of(Read, [&](const std::string &N) {
-                  const ResolvedValue *D = CS.C->find(N, P.ValueRole);
-                  return D && D->L == Level::CommandLine;
-                });
-            if (FromCommandLine)
+          if (!Cond->On) {
+            if (Cond->FromCommandLine)
               State.Blocked = false;
             else if (!State.FalseCond)
               State.FalseCond = RI.Cond;
@@ -313,9 +336,9 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
     auto *Emit = llvm::dyn_cast<ast::EmitStmt>(Member.S);
     if (!Emit)
       continue;
-    std::optional<bool> On =
-        evalBool(Emit->getCondition(), Ctx, "an 'emit' condition");
-    if (!On || !*On)
+    std::optional<RecipeState::RenderCond> On = renderCondition(
+        R, CS, P, Emit->getCondition(), Ctx, "an 'emit' condition");
+    if (!On || !On->On)
       continue;
     // A knob an item's value reads reaches the command line through it
     // (`flag "--x" = decimal(knob, 2)`): it is rendered, not silent.
