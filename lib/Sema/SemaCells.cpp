@@ -167,8 +167,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   // RoleIn outlives this call (an EvalCtx's role or a literal).
   llvm::StringRef Role = PerRole ? RoleIn : llvm::StringRef();
   static const std::vector<AssignmentState *> NoAssignments;
-  const std::vector<AssignmentState *> &As =
-      Slot.As ? *Slot.As : NoAssignments;
+  const std::vector<AssignmentState *> &As = Slot.As ? *Slot.As : NoAssignments;
   unsigned RoleIdx = R.roleIndex(Role);
 
   if (PerRole && Role.empty() && CS.TopologyKnown && C.isDisaggregated()) {

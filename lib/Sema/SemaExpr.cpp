@@ -691,8 +691,7 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
     llvm::StringRef Base = N->getName().Name;
     // `prefill.tp`: the role's value of a per-role name.
     if (Ctx.Recipe && (Base == "prefill" || Base == "decode") &&
-        !Ctx.Recipe->Names.count(Base) &&
-        Ctx.Recipe->Names.count(Member)) {
+        !Ctx.Recipe->Names.count(Base) && Ctx.Recipe->Names.count(Member)) {
       if (!Ctx.Cell) {
         diag(E->getRange(), DiagID::err_not_constant)
             << (Base + "." + Member).str() << Ctx.What;
