@@ -19,6 +19,9 @@
 //   BM_Phase/parse        parse(): the main file only
 //   BM_Phase/analyze      analyze(): parse, load and parse the imports, Sema
 //   BM_Phase/imports_sema analyze() after an untimed parse()
+//   BM_Phase/sema_cached  the same through a warm frontend::ModuleCache: the
+//                         imports are not parsed again, so this is Sema's
+//                         share of BM_CompileToPlanJSONCached
 //   BM_Phase/emit         lowerPlan() + emitPlan() after an untimed analyze():
 //                         everything `--emit plan` adds to Sema
 //   BM_Phase/lower_check  lowerPlan() alone (every cell lowered and checked)
@@ -157,15 +160,31 @@ void BM_LowerAndWrite(benchmark::State &State) {
 }
 BENCHMARK(BM_LowerAndWrite)->Unit(benchmark::kMicrosecond);
 
-enum Phase { Parse, Analyze, ImportsSema, Emit, LowerCheck, EmitJSON };
+enum Phase {
+  Parse,
+  Analyze,
+  ImportsSema,
+  SemaCached,
+  Emit,
+  LowerCheck,
+  EmitJSON
+};
 
 void BM_Phase(benchmark::State &State, Phase P) {
   const CompilerInvocation Inv = exampleInvocation();
+  ModuleCache Cache;
+  if (P == SemaCached && compileOnce(Inv, &Cache).empty()) {
+    State.SkipWithError("the example did not compile");
+    return;
+  }
   for (auto _ : State) {
     CompilerInstance CI(Inv, nullptr);
+    if (P == SemaCached)
+      CI.setModuleCache(&Cache);
     bool Ok = true;
     double Elapsed = 0;
-    if (P == ImportsSema || P == Emit || P == LowerCheck || P == EmitJSON)
+    if (P == ImportsSema || P == SemaCached || P == Emit || P == LowerCheck ||
+        P == EmitJSON)
       Ok = CI.parse() == Status::Ok;
     if (Ok && (P == Emit || P == LowerCheck || P == EmitJSON))
       Ok = CI.analyze() == Status::Ok;
@@ -179,6 +198,7 @@ void BM_Phase(benchmark::State &State, Phase P) {
         break;
       case Analyze:
       case ImportsSema:
+      case SemaCached:
         Ok = CI.analyze() == Status::Ok;
         break;
       case LowerCheck:
@@ -213,6 +233,7 @@ void registerPhases() {
       {"BM_Phase/parse", Parse},
       {"BM_Phase/analyze", Analyze},
       {"BM_Phase/imports_sema", ImportsSema},
+      {"BM_Phase/sema_cached", SemaCached},
       {"BM_Phase/emit", Emit},
       {"BM_Phase/lower_check", LowerCheck},
       {"BM_Phase/emit_json", EmitJSON}};

@@ -7,6 +7,8 @@
 
 #include "arecipe/Sema/Cell.h"
 
+#include "llvm/ADT/SmallString.h"
+
 #include <algorithm>
 
 using namespace arecipe;
@@ -68,7 +70,7 @@ std::string Assignment::describeSite() const {
 }
 
 const ResolvedValue *ProcessInfo::findKnob(llvm::StringRef Name) const {
-  auto It = Knobs.find(Name.str());
+  auto It = Knobs.find(Name);
   return It == Knobs.end() ? nullptr : &It->second;
 }
 
@@ -80,15 +82,21 @@ llvm::ArrayRef<Rendering> Cell::renderings() const {
 }
 
 const ResolvedValue *Cell::find(llvm::StringRef Name) const {
-  auto It = Values.find(Name.str());
+  auto It = Values.find(Name);
   return It == Values.end() ? nullptr : &It->second;
 }
 
 const ResolvedValue *Cell::find(llvm::StringRef Name,
                                 llvm::StringRef Role) const {
-  if (!Role.empty())
-    if (const ResolvedValue *RV = find(Role.str() + "." + Name.str()))
+  if (!Role.empty()) {
+    // Sema asks this for every name a formula reads: the key is built on
+    // the stack, not in a new string.
+    llvm::SmallString<64> Key(Role);
+    Key += '.';
+    Key += Name;
+    if (const ResolvedValue *RV = find(Key.str()))
       return RV;
+  }
   return find(Name);
 }
 

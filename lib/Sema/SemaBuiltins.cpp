@@ -1018,7 +1018,7 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
         (S->Ent->K == EntityInfo::Router || S->Ent->K == EntityInfo::Service))
       return instantiateTemplate(*S->Ent, E, Ctx);
     if (lookupSymbol(*Ctx.M, Name) ||
-        (Ctx.Recipe && Ctx.Recipe->Names.count(Name.str()))) {
+        (Ctx.Recipe && Ctx.Recipe->Names.count(Name))) {
       diag(Callee->getRange(), DiagID::err_not_callable) << Name;
       return std::nullopt;
     }

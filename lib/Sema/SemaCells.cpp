@@ -14,10 +14,57 @@
 
 #include "SemaImpl.h"
 
+#include "llvm/ADT/SmallString.h"
+
 using namespace arecipe;
 using namespace arecipe::sema;
 
 CellKey CellState::key() const { return {C->Arm ? C->Arm->Index : 0, C->Conc}; }
+
+RecipeState::NameSlot &RecipeState::slot(llvm::StringRef Name) {
+  auto [It, New] = Slots.try_emplace(Name);
+  NameSlot &S = It->second;
+  if (New)
+    S.Id = Slots.size() - 1;
+  // Looked up again while missing: a name declared or assigned after its
+  // first read is then found.
+  if (!S.As) {
+    auto ByIt = ByName.find(Name);
+    if (ByIt != ByName.end())
+      S.As = &ByIt->second;
+  }
+  if (!S.CN) {
+    auto NameIt = Names.find(Name);
+    if (NameIt != Names.end())
+      S.CN = &NameIt->second;
+  }
+  return S;
+}
+
+void RecipeState::noteHolds(const CellState &CS, const ast::Expr *Cond,
+                            llvm::StringRef Role,
+                            const std::vector<std::string> &Deps,
+                            unsigned CellReads, bool PerRole) {
+  if (CS.CellReads == CellReads && sameInEveryCell(Deps))
+    HoldsEverywhere[{Cond, roleIndex(Role)}] = PerRole;
+}
+
+bool RecipeState::sameInEveryCell(const std::vector<std::string> &Deps) const {
+  for (const std::string &D : Deps)
+    if (!SameInEveryCell.count(D))
+      return false;
+  return true;
+}
+
+unsigned RecipeState::roleIndex(llvm::StringRef Role) {
+  if (Role.empty())
+    return 0;
+  for (size_t N = 0; N < RoleNames.size(); ++N)
+    if (RoleNames[N] == Role)
+      return N + 1;
+  RoleNames.push_back(Role.str());
+  return RoleNames.size();
+}
 
 bool SemaImpl::applies(const Assignment &A, const Cell &C) const {
   if (A.Arm && A.Arm != C.Arm)
@@ -32,6 +79,51 @@ bool SemaImpl::applies(const Assignment &A, const Cell &C) const {
   default:
     return true;
   }
+}
+
+/// Cell::find(Name, Role) through CS.Known: the role's own value, else the
+/// unqualified one.
+static const ResolvedValue *findKnown(const CellState &CS,
+                                      const RecipeState::NameSlot &S,
+                                      unsigned RoleIdx, llvm::StringRef Name,
+                                      llvm::StringRef Role) {
+  if (CS.Compacted || RoleIdx >= CellState::KnownRoles)
+    return CS.C->find(Name, Role);
+  size_t Base = size_t(S.Id) * CellState::KnownRoles;
+  if (Base >= CS.Known.size())
+    return nullptr;
+  if (RoleIdx)
+    if (const ResolvedValue *RV = CS.Known[Base + RoleIdx])
+      return RV;
+  return CS.Known[Base];
+}
+
+/// Sets Key (Name, or `Role.Name`) in the cell's values and CS.Known;
+/// returns the value.
+static Value store(CellState &CS, const RecipeState::NameSlot &S,
+                   unsigned RoleIdx, llvm::StringRef Key, ResolvedValue RV) {
+  auto &Values = CS.C->Values;
+  auto It = Values.lower_bound(Key);
+  if (It == Values.end() || It->first != Key)
+    It = Values.emplace_hint(It, Key.str(), std::move(RV));
+  else
+    It->second = std::move(RV);
+  if (!CS.Compacted && RoleIdx < CellState::KnownRoles) {
+    // Whole groups of KnownRoles entries, so findKnown may read a name's
+    // group once its first entry is in range.
+    size_t Base = size_t(S.Id) * CellState::KnownRoles;
+    if (Base >= CS.Known.size())
+      CS.Known.resize(
+          std::max(Base + CellState::KnownRoles, CS.Known.size() * 2), nullptr);
+    CS.Known[Base + RoleIdx] = &It->second;
+  }
+  return It->second.V;
+}
+
+const ResolvedValue *SemaImpl::findCellValue(RecipeState &R, CellState &CS,
+                                             llvm::StringRef Name,
+                                             llvm::StringRef Role) {
+  return findKnown(CS, R.slot(Name), R.roleIndex(Role), Name, Role);
 }
 
 static void addDep(std::vector<std::string> *Deps, llvm::StringRef Name) {
@@ -56,7 +148,8 @@ static bool stronger(const Assignment &A, const Assignment &B) {
 std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
                                            llvm::SMRange Use,
                                            std::vector<std::string> *Deps,
-                                           llvm::StringRef RoleIn) {
+                                           llvm::StringRef RoleIn,
+                                           RecipeState::NameSlot *GivenSlot) {
   Cell &C = *CS.C;
   RecipeState &R = *CS.R;
   // The arm's list, evaluated once before the cells: shared, never copied
@@ -68,33 +161,33 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       return std::nullopt;
     return RV->V;
   }
-  auto NameIt = R.Names.find(Name);
-  const CellName *CN = NameIt == R.Names.end() ? nullptr : &NameIt->second;
+  RecipeState::NameSlot &Slot = GivenSlot ? *GivenSlot : R.slot(Name);
+  const CellName *CN = Slot.CN;
   bool PerRole = CN && CN->isPerRole(Name);
-  std::string Role = PerRole ? RoleIn.str() : "";
-  auto ByIt = R.ByName.find(Name);
-  if (ByIt == R.ByName.end())
-    ByIt = R.ByName.emplace(Name.str(), std::vector<AssignmentState *>()).first;
-  std::vector<AssignmentState *> &As = ByIt->second;
+  // RoleIn outlives this call (an EvalCtx's role or a literal).
+  llvm::StringRef Role = PerRole ? RoleIn : llvm::StringRef();
+  static const std::vector<AssignmentState *> NoAssignments;
+  const std::vector<AssignmentState *> &As = Slot.As ? *Slot.As : NoAssignments;
+  unsigned RoleIdx = R.roleIndex(Role);
 
   if (PerRole && Role.empty() && CS.TopologyKnown && C.isDisaggregated()) {
     // A shared formula reads a per-role name: fine where the roles agree.
     addDep(Deps, Name);
-    if (const ResolvedValue *RV = C.find(Name))
+    if (const ResolvedValue *RV = findKnown(CS, Slot, 0, Name, ""))
       return RV->V;
-    if (CS.Failed.count(Name.str()))
+    if (CS.Failed.count(Name))
       return std::nullopt;
     std::optional<Value> P = resolveName(CS, Name, Use, nullptr, "prefill");
     std::optional<Value> D = resolveName(CS, Name, Use, nullptr, "decode");
     if (!P || !D)
       return std::nullopt;
     if (*P == *D) {
-      C.Values[Name.str()] = *C.find(Name, "prefill");
+      store(CS, Slot, 0, Name, *C.find(Name, "prefill"));
       return P;
     }
     diag(Use, DiagID::err_role_values_differ)
         << Name << cellLabel(CS) << P->str() << D->str();
-    CS.Failed.insert(Name.str());
+    CS.Failed.insert(Name);
     return std::nullopt;
   }
   if (PerRole && !CS.TopologyKnown)
@@ -103,15 +196,24 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     for (AssignmentState *A : As)
       if (!A->Role.empty() && applies(*A, C)) {
         diag(Use, DiagID::err_role_topology_dependency) << Name;
-        CS.Failed.insert(Name.str());
+        CS.Failed.insert(Name);
         return std::nullopt;
       }
 
-  std::string Key = Role.empty() ? Name.str() : Role + "." + Name.str();
+  // `prefill.tp` in a role; built on the stack, since most reads find the
+  // value already resolved.
+  llvm::SmallString<64> KeyBuf;
+  llvm::StringRef Key = Name;
+  if (!Role.empty()) {
+    KeyBuf = Role;
+    KeyBuf += '.';
+    KeyBuf += Name;
+    Key = KeyBuf.str();
+  }
   addDep(Deps, Key);
   // A role's value is kept unqualified where the roles agree (a shared
   // read, or a resolved cell's compacted values).
-  if (const ResolvedValue *RV = C.find(Name, Role))
+  if (const ResolvedValue *RV = findKnown(CS, Slot, RoleIdx, Name, Role))
     return RV->V;
   if (CS.Failed.count(Key))
     return std::nullopt;
@@ -122,14 +224,14 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     std::string Text;
     for (size_t N = First; N < CS.Stack.size(); ++N)
       Text += CS.Stack[N] + " -> ";
-    Text += Key;
+    Text += Key.str();
     const AssignmentState *Head = CS.StackFrom[First];
     auto B = report(Head->Range, DiagID::err_dependency_cycle);
     B << (" in cell " + cellLabel(CS)) << Text;
     for (size_t N = First + 1; N < CS.Stack.size(); ++N)
       B.note(CS.StackFrom[N]->Range.Start, DiagID::note_cycle_step)
           << CS.Stack[N]
-          << (N + 1 < CS.Stack.size() ? CS.Stack[N + 1] : Key)
+          << (N + 1 < CS.Stack.size() ? CS.Stack[N + 1] : Key.str())
           << CS.StackFrom[N]->Range;
     for (size_t N = First; N < CS.Stack.size(); ++N)
       CS.Failed.insert(CS.Stack[N]);
@@ -156,8 +258,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
           forRole(*A, Role) && applies(*A, C) && !A->ShadowedBy &&
           !A->ShadowedInServerOf)
         A->ShadowedInServerOf = Server;
-    C.Values[Key] = RV;
-    return RV.V;
+    return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
 
   AssignmentState *Best = nullptr;
@@ -186,8 +287,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     }
     if (Uniform)
       R.SameInEveryCell.insert(Key);
-    C.Values[Key] = RV;
-    return RV.V;
+    return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
   Best->EffectiveIn.push_back(C.Conc);
   for (AssignmentState *A : As)
@@ -198,18 +298,17 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   ResolvedValue RV;
   RV.L = Best->L;
   RV.From = Best;
-  if (auto It = R.Shared.find({Best, Role}); It != R.Shared.end()) {
+  if (auto It = R.Shared.find({Best, RoleIdx}); It != R.Shared.end()) {
     RV.V = It->second.V;
     RV.Deps = It->second.Deps;
-    C.Values[Key] = RV;
-    return RV.V;
+    return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
   unsigned CellReads = CS.CellReads;
   std::optional<Value> V;
   if (Best->Literal) {
     V = Best->Literal;
   } else {
-    CS.Stack.push_back(Key);
+    CS.Stack.push_back(Key.str());
     CS.StackFrom.push_back(Best);
     EvalCtx Ctx;
     Ctx.M = Best->M;
@@ -236,8 +335,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     CS.Failed.insert(Key);
     return std::nullopt;
   }
-  RV.V = *Conformed;
-  C.Values[Key] = RV;
+  RV.V = std::move(*Conformed);
   bool SameEverywhere =
       Uniform && CS.CellReads == CellReads &&
       std::all_of(RV.Deps.begin(), RV.Deps.end(), [&](const std::string &D) {
@@ -246,14 +344,22 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   if (SameEverywhere) {
     R.SameInEveryCell.insert(Key);
     if (!Best->Literal)
-      R.Shared[{Best, Role}] = {RV.V, RV.Deps};
+      R.Shared[{Best, RoleIdx}] = {RV.V, RV.Deps};
   }
-  return RV.V;
+  return store(CS, Slot, RoleIdx, Key, std::move(RV));
 }
 
 void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
   const Cell &C = *CS.C;
   for (auto &[Name, As] : R.ByName) {
+    // Most names have at most one assignment above the defaults that
+    // applies to the cell: nothing to group, and no map is built.
+    unsigned Applying = 0;
+    for (AssignmentState *A : As)
+      if (A->L != Level::Default && applies(*A, C) && ++Applying > 1)
+        break;
+    if (Applying < 2)
+      continue;
     // Two assignments conflict when they apply at one level to the same
     // role: a shared one and a role's own do not (the role's wins).
     std::map<std::pair<Level, std::string>, std::vector<AssignmentState *>> Groups;
@@ -317,6 +423,9 @@ void SemaImpl::compactRoleValues(CellState &CS) {
   Cell &C = *CS.C;
   if (!C.isDisaggregated())
     return;
+  // Entries are erased below: CS.Known would point to freed nodes.
+  CS.Compacted = true;
+  CS.Known.clear();
   // Names resolved for both roles; equal ones are kept once, unqualified.
   std::map<std::string, std::pair<const ResolvedValue *, const ResolvedValue *>>
       ByName;
@@ -360,16 +469,22 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
           R.ReportedOnce.insert({A, 0}).second)
         diag(A->NameRange, DiagID::err_role_needs_disaggregated)
             << A->Role << CS.C->label();
-  for (auto &[Name, CN] : R.Names) {
+  if (R.NameOrder.size() != R.Names.size()) {
+    R.NameOrder.clear();
+    for (const auto &Entry : R.Names)
+      R.NameOrder.push_back({Entry.first, &R.slot(Entry.first)});
+  }
+  for (auto [Name, Slot] : R.NameOrder) {
+    const CellName &CN = *Slot->CN;
     llvm::SMRange Use = R.Out->NameRange;
     if (CN.KnobDecl)
       Use = CN.KnobDecl->Stmt->getName().Range;
     if (CN.isPerRole(Name) && CS.C->isDisaggregated()) {
       for (const std::string &Role : CS.C->Roles)
-        resolveName(CS, Name, Use, nullptr, Role);
+        resolveName(CS, Name, Use, nullptr, Role, Slot);
       continue;
     }
-    resolveName(CS, Name, Use, nullptr);
+    resolveName(CS, Name, Use, nullptr, "", Slot);
   }
   reportConflicts(R, CS);
   layoutCell(R, CS);

@@ -133,6 +133,12 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
   auto Run = [&](const ast::Expr *Cond, const ast::StringLiteral *Message,
                  Module *M) {
     for (const std::string &Role : CS.C->Roles) {
+      if (auto It = R.HoldsEverywhere.find({Cond, R.roleIndex(Role)});
+          It != R.HoldsEverywhere.end()) {
+        if (!It->second)
+          return;
+        continue;
+      }
       std::vector<std::string> Deps;
       EvalCtx Ctx;
       Ctx.M = M;
@@ -141,8 +147,11 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
       Ctx.What = "a check";
       Ctx.Role = Role;
       Ctx.Deps = &Deps;
+      unsigned CellReads = CS.CellReads;
       std::optional<bool> Ok = evalBool(Cond, Ctx, "a check condition");
       bool PerRole = readsRole(Deps);
+      if (Ok && *Ok)
+        R.noteHolds(CS, Cond, Role, Deps, CellReads, PerRole);
       if (Ok && !*Ok) {
         Ctx.Deps = nullptr;
         std::optional<Value> Msg = Message ? eval(Message, Ctx) : std::nullopt;
@@ -194,18 +203,24 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
     // roles share (one value, one assignment) is reported once.
     const ResolvedValue *Reported = nullptr;
     for (const std::string &Role : CS.C->Roles) {
-      const ResolvedValue *RV = CS.C->find(K.Name, Role);
-      if (!RV)
+      const ResolvedValue *RV = findCellValue(R, CS, K.Name, Role);
+      if (!RV || R.HoldsEverywhere.count({Constraint, R.roleIndex(Role)}))
         continue;
+      std::vector<std::string> Deps;
       EvalCtx Ctx;
       Ctx.M = K.M;
       Ctx.Cell = &CS;
       Ctx.Recipe = &R;
       Ctx.What = "a constraint";
       Ctx.Role = Role;
+      Ctx.Deps = &Deps;
+      unsigned CellReads = CS.CellReads;
       std::optional<bool> Ok = evalBool(Constraint, Ctx, "a constraint");
+      if (Ok && *Ok)
+        R.noteHolds(CS, Constraint, Role, Deps, CellReads, false);
       if (!Ok || *Ok)
         continue;
+      Ctx.Deps = nullptr;
       if (Reported && Reported->From == RV->From && Reported->V == RV->V)
         continue;
       bool Shared = !CS.C->isDisaggregated() || [&] {

@@ -51,10 +51,13 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
 
   // The render context of a process (`role`, `node`, a router's knobs).
   if (Ctx.Process || Ctx.Instance)
-    if (std::optional<Value> V = lookupProcessName(Ctx, Name, E->getRange()))
+    if (std::optional<Value> V = lookupProcessName(Ctx, Name, E->getRange())) {
+      if (Ctx.Cell)
+        ++Ctx.Cell->ProcessReads;
       return V;
+    }
 
-  if (Ctx.Recipe && Ctx.Recipe->Names.count(Name.str())) {
+  if (Ctx.Recipe && Ctx.Recipe->slot(Name).CN) {
     if (Ctx.Cell)
       return resolveName(*Ctx.Cell, Name, E->getRange(), Ctx.Deps, Ctx.Role);
     diag(E->getRange(), DiagID::err_not_constant) << Name << Ctx.What;
@@ -688,8 +691,7 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
     llvm::StringRef Base = N->getName().Name;
     // `prefill.tp`: the role's value of a per-role name.
     if (Ctx.Recipe && (Base == "prefill" || Base == "decode") &&
-        !Ctx.Recipe->Names.count(Base.str()) &&
-        Ctx.Recipe->Names.count(Member.str())) {
+        !Ctx.Recipe->Names.count(Base) && Ctx.Recipe->Names.count(Member)) {
       if (!Ctx.Cell) {
         diag(E->getRange(), DiagID::err_not_constant)
             << (Base + "." + Member).str() << Ctx.What;
@@ -702,7 +704,7 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
       }
       return resolveName(*Ctx.Cell, Member, E->getRange(), Ctx.Deps, Base);
     }
-    if (Ctx.Recipe && isCellMapPrefix(Base) && !Ctx.Recipe->Names.count(Base.str())) {
+    if (Ctx.Recipe && isCellMapPrefix(Base) && !Ctx.Recipe->Names.count(Base)) {
       std::string Full = (Base + "." + Member).str();
       if (!Ctx.Cell) {
         diag(E->getRange(), DiagID::err_not_constant) << Full << Ctx.What;
@@ -716,7 +718,7 @@ std::optional<Value> SemaImpl::evalMember(const ast::MemberExpr *E,
           << ("'" + Base.str() + "'") << Member;
       return std::nullopt;
     }
-    if (!(Ctx.Recipe && Ctx.Recipe->Names.count(Base.str())))
+    if (!(Ctx.Recipe && Ctx.Recipe->Names.count(Base)))
       if (const Symbol *S = lookupSymbol(*Ctx.M, Base))
         if (S->K == Symbol::Alias) {
           auto It = S->Target->Own.find(Member);

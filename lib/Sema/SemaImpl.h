@@ -26,7 +26,9 @@
 #include "arecipe/Sema/Sema.h"
 #include "arecipe/Support/Suggestions.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <functional>
@@ -129,14 +131,26 @@ struct CellState {
   RecipeState *R = nullptr;
   std::vector<std::string> Stack; ///< Names being evaluated (cycles).
   std::vector<const AssignmentState *> StackFrom;
-  std::set<std::string> Failed;
+  llvm::StringSet<> Failed; ///< Keys (`tp`, `prefill.tp`) that failed.
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
   /// during which this grows depends on the cell.
   unsigned CellReads = 0;
+  /// Reads of a process's render context or of a router's or service's
+  /// knobs: a render condition during which this grows depends on the
+  /// process.
+  unsigned ProcessReads = 0;
   bool Resolved = false;
   /// Set once `topology` is resolved: from then on Cell::Roles is known and
   /// server-side names resolve per role.
   bool TopologyKnown = false;
+  /// C->Values's entries by RecipeState::NameSlot::Id and role index
+  /// (`Id * KnownRoles + roleIndex`): resolveName reads every name through
+  /// here instead of searching the ordered map. The pointers are into the
+  /// map's nodes, which do not move; compactRoleValues erases entries and
+  /// sets Compacted, after which the map is searched again.
+  std::vector<const ResolvedValue *> Known;
+  static constexpr unsigned KnownRoles = 3; ///< "", "prefill", "decode".
+  bool Compacted = false;
   CellKey key() const;
 };
 
@@ -161,6 +175,25 @@ struct RecipeState {
   /// string built per lookup).
   std::map<std::string, CellName, std::less<>> Names;
   std::map<std::string, std::vector<AssignmentState *>, std::less<>> ByName;
+  /// A name of the cell scope as resolveName sees it: its declaration (null
+  /// for a name the scope does not declare) and its assignments.
+  struct NameSlot {
+    const CellName *CN = nullptr;
+    /// Null while the name has no assignment.
+    std::vector<AssignmentState *> *As = nullptr;
+    unsigned Id = 0; ///< Dense, in order of first lookup.
+  };
+  /// Names and ByName by one hash per read instead of two ordered searches
+  /// (a cell reads every name, often several times). Filled on first
+  /// lookup; it points into the maps' nodes, which never move, and looks a
+  /// missing declaration or assignment list up again until it exists. The
+  /// ordered maps stay the ones that are iterated, since their order
+  /// decides evaluation and diagnostic order.
+  llvm::StringMap<NameSlot> Slots;
+  NameSlot &slot(llvm::StringRef Name);
+  /// Names in order with their slots: what every cell resolves, without a
+  /// hash per name and cell (rebuilt when Names has grown).
+  std::vector<std::pair<llvm::StringRef, NameSlot *>> NameOrder;
   /// `router.NAME = ...`: knobs of whichever router a cell's topology
   /// names, resolved with the router (SemaProcesses.cpp).
   std::vector<AssignmentState *> RouterAssignments;
@@ -174,11 +207,39 @@ struct RecipeState {
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
   /// Formulas evaluated once and shared by every cell (per role): a
   /// recipe-level list is not rebuilt in each cell (F12).
-  std::map<std::pair<const Assignment *, std::string>, SharedValue> Shared;
+  /// Keyed by the assignment and roleIndex(role).
+  llvm::DenseMap<std::pair<const Assignment *, unsigned>, SharedValue> Shared;
+  /// A small number for each role name ("" is 0), so a Shared key is not a
+  /// string.
+  unsigned roleIndex(llvm::StringRef Role);
+  std::vector<std::string> RoleNames;
   /// Names (role-qualified in a role) whose value is the same in every
   /// cell: their assignments all apply to every cell and the winning
   /// formula read no `conc`, no cell layout and only names of this set.
-  std::set<std::string> SameInEveryCell;
+  llvm::StringSet<> SameInEveryCell;
+  /// Conditions (a knob's `where`, a check) that held in a cell, for a
+  /// role (roleIndex), while reading only SameInEveryCell names and
+  /// nothing of the cell itself: they hold in every cell and are not
+  /// evaluated again. The flag: the condition read a role's value.
+  llvm::DenseMap<std::pair<const ast::Expr *, unsigned>, bool> HoldsEverywhere;
+  /// Records Cond as holding everywhere when Deps (what it read) allow it
+  /// and it read nothing of the cell (CS.CellReads is still CellReads).
+  void noteHolds(const CellState &CS, const ast::Expr *Cond,
+                 llvm::StringRef Role, const std::vector<std::string> &Deps,
+                 unsigned CellReads, bool PerRole);
+  /// Whether Deps are all SameInEveryCell.
+  bool sameInEveryCell(const std::vector<std::string> &Deps) const;
+  /// A render or `emit` condition evaluated in some process for an engine
+  /// role (roleIndex) while reading only SameInEveryCell names, nothing of
+  /// the cell and nothing of the process: its value in every process of
+  /// that role in every cell. FromCommandLine: a false condition that a
+  /// `--set` made false (SemaRender.cpp).
+  struct RenderCond {
+    bool On = false;
+    bool FromCommandLine = false;
+  };
+  llvm::DenseMap<std::pair<const ast::Expr *, unsigned>, RenderCond>
+      RenderConds;
   /// `engine` is missing or did not evaluate (reported): assignments of
   /// names that are no recipe field are not reported again.
   bool EngineFailed = false;
@@ -469,10 +530,17 @@ public:
   // Cells (SemaCells.cpp) -------------------------------------------------
   void resolveCell(RecipeState &R, CellState &CS);
   /// Name's value in the cell, for Role (see EvalCtx::Role).
+  /// Slot, when given, is CS.R->slot(Name).
   std::optional<Value> resolveName(CellState &CS, llvm::StringRef Name,
                                    llvm::SMRange Use,
                                    std::vector<std::string> *Deps,
-                                   llvm::StringRef Role = "");
+                                   llvm::StringRef Role = "",
+                                   RecipeState::NameSlot *Slot = nullptr);
+  /// CS.C->find(Name, Role), through CS.Known rather than a search of the
+  /// ordered map.
+  const ResolvedValue *findCellValue(RecipeState &R, CellState &CS,
+                                     llvm::StringRef Name,
+                                     llvm::StringRef Role);
   bool applies(const Assignment &A, const Cell &C) const;
   void reportConflicts(RecipeState &R, CellState &CS);
   /// Keeps one unqualified value for each per-role name the roles agree
@@ -543,8 +611,14 @@ public:
 
   // Renderings and files (SemaRender.cpp) -----------------------------------
   void evaluateRenderings(RecipeState &R, CellState &CS);
+  /// A render or `emit` condition of process P, evaluated with Ctx or taken
+  /// from R.RenderConds; nullopt after an error.
+  std::optional<RecipeState::RenderCond>
+  renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
+                  const ast::Expr *Cond, const EvalCtx &Ctx,
+                  llvm::StringRef What);
   void renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
-                     std::map<std::string, KnobRenderState> &Knobs);
+                     llvm::StringMap<KnobRenderState> &Knobs);
   void reportSilentKnobs(RecipeState &R);
   void checkFileReferences(RecipeState &R);
 };

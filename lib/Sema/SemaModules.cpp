@@ -292,10 +292,14 @@ void SemaImpl::didYouMean(DiagnosticBuilder &B, llvm::SMRange Range,
 ModuleLoader::~ModuleLoader() = default;
 
 const KnobInfo *EntityState::findKnob(llvm::StringRef Name) const {
-  for (const KnobInfo &K : Knobs)
-    if (K.Name == Name)
-      return &K;
-  return nullptr;
+  if (KnobsIndexed != Knobs.size()) {
+    KnobIndex.clear();
+    for (size_t N = 0; N < Knobs.size(); ++N)
+      KnobIndex.try_emplace(Knobs[N].Name, N);
+    KnobsIndexed = Knobs.size();
+  }
+  auto It = KnobIndex.find(Name);
+  return It == KnobIndex.end() ? nullptr : &Knobs[It->second];
 }
 
 void AssignmentState::setValueExpr(const ast::Expr *E) {

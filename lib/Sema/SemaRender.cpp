@@ -167,8 +167,41 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
   return true;
 }
 
+std::optional<RecipeState::RenderCond>
+SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
+                          const ast::Expr *Cond, const EvalCtx &Ctx,
+                          llvm::StringRef What) {
+  // Engine processes only: a router's or service's conditions read its
+  // own knobs.
+  bool Cacheable = P.K == ProcessInfo::Engine;
+  std::pair<const ast::Expr *, unsigned> Key{Cond, R.roleIndex(P.ValueRole)};
+  if (Cacheable)
+    if (auto It = R.RenderConds.find(Key); It != R.RenderConds.end())
+      return It->second;
+  std::vector<std::string> Read;
+  EvalCtx CondCtx = Ctx;
+  CondCtx.Deps = &Read;
+  unsigned CellReads = CS.CellReads, ProcessReads = CS.ProcessReads;
+  std::optional<bool> On = evalBool(Cond, CondCtx, What);
+  if (!On)
+    return std::nullopt;
+  RecipeState::RenderCond Result;
+  Result.On = *On;
+  // A condition the command line made false (`--mode eval` drops the
+  // forced acceptance) is deliberate, not a mistake.
+  if (!*On)
+    Result.FromCommandLine = llvm::any_of(Read, [&](const std::string &N) {
+      const ResolvedValue *D = CS.C->find(N, P.ValueRole);
+      return D && D->L == Level::CommandLine;
+    });
+  if (Cacheable && CS.CellReads == CellReads &&
+      CS.ProcessReads == ProcessReads && R.sameInEveryCell(Read))
+    R.RenderConds[Key] = Result;
+  return Result;
+}
+
 void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
-                             std::map<std::string, KnobRenderState> &Knobs) {
+                             llvm::StringMap<KnobRenderState> &Knobs) {
   const EntityState *Template = &stateOf(*P.Template);
   ProcessState PS;
   // A `server = cell(N)` cell starts from N's processes: it renders its own.
@@ -183,7 +216,7 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
   std::optional<ResolvedValue> PortValue;
   auto ValueOf = [&](llvm::StringRef Name) -> const ResolvedValue * {
     const ResolvedValue *RV = P.K == ProcessInfo::Engine
-                                  ? CS.C->find(Name, P.ValueRole)
+                                  ? findCellValue(R, CS, Name, P.ValueRole)
                                   : P.findKnob(Name);
     if (Name == "port" && P.Port && RV) {
       PortValue = *RV;
@@ -270,24 +303,14 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
       KnobRender State;
       for (const RenderInfo &RI : Info->Renders) {
         if (RI.Cond) {
-          std::vector<std::string> Read;
-          EvalCtx CondCtx = Ctx;
-          CondCtx.Deps = &Read;
-          std::optional<bool> On =
-              evalBool(RI.Cond, CondCtx, "a render condition");
-          if (!On) {
+          std::optional<RecipeState::RenderCond> Cond =
+              renderCondition(R, CS, P, RI.Cond, Ctx, "a render condition");
+          if (!Cond) {
             State.Blocked = false; // An error, not a silent knob.
             continue;
           }
-          if (!*On) {
-            // A condition the command line made false (`--mode eval`
-            // drops the forced acceptance) is deliberate, not a mistake.
-            bool FromCommandLine =
-                llvm::any_of(Read, [&](const std::string &N) {
-                  const ResolvedValue *D = CS.C->find(N, P.ValueRole);
-                  return D && D->L == Level::CommandLine;
-                });
-            if (FromCommandLine)
+          if (!Cond->On) {
+            if (Cond->FromCommandLine)
               State.Blocked = false;
             else if (!State.FalseCond)
               State.FalseCond = RI.Cond;
@@ -313,9 +336,9 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
     auto *Emit = llvm::dyn_cast<ast::EmitStmt>(Member.S);
     if (!Emit)
       continue;
-    std::optional<bool> On =
-        evalBool(Emit->getCondition(), Ctx, "an 'emit' condition");
-    if (!On || !*On)
+    std::optional<RecipeState::RenderCond> On = renderCondition(
+        R, CS, P, Emit->getCondition(), Ctx, "an 'emit' condition");
+    if (!On || !On->On)
       continue;
     // A knob an item's value reads reaches the command line through it
     // (`flag "--x" = decimal(knob, 2)`): it is rendered, not silent.
@@ -441,11 +464,12 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     C.Processes.push_back(std::move(P));
   }
   // Whether an engine knob rendered, over the engine processes; routers'
-  // and services' knobs are their own.
-  std::map<std::string, KnobRenderState> Knobs;
+  // and services' knobs are their own. (Unordered: what is read from it
+  // below does not depend on the order.)
+  llvm::StringMap<KnobRenderState> Knobs;
   unsigned Errors = Diags.errorCount();
   for (ProcessInfo &P : C.Processes) {
-    std::map<std::string, KnobRenderState> Other;
+    llvm::StringMap<KnobRenderState> Other;
     renderProcess(R, CS, P, P.K == ProcessInfo::Engine ? Knobs : Other);
   }
 
@@ -464,8 +488,12 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
             << F.Name << From[F.Name]->Name << P.Name << cellLabel(CS);
       }
     }
-  for (const auto &[Name, RV] : C.Values) {
-    if (!llvm::StringRef(Name).startswith("file:") || RV.V.isNone())
+  // The `file:NAME` values, found by their prefix in the sorted map.
+  for (auto It = C.Values.lower_bound(llvm::StringRef("file:"));
+       It != C.Values.end() && llvm::StringRef(It->first).startswith("file:");
+       ++It) {
+    const auto &[Name, RV] = *It;
+    if (RV.V.isNone())
       continue;
     std::string File = Name.substr(5);
     if (From.count(File)) {
@@ -488,7 +516,9 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     return;
   // A knob the recipe set that renders nothing here because its render
   // conditions are all false: collected, reported once per assignment.
-  for (const auto &[Name, State] : Knobs) {
+  for (const auto &Entry : Knobs) {
+    llvm::StringRef Name = Entry.getKey();
+    const KnobRenderState &State = Entry.getValue();
     if (State.Rendered || !State.Blocked || !State.FalseCond)
       continue;
     const ResolvedValue *RV = C.find(Name, C.Roles.empty() ? "" : C.Roles[0]);

@@ -15,6 +15,8 @@
 
 #include "arecipe/Sema/Cell.h"
 
+#include "llvm/ADT/StringMap.h"
+
 namespace arecipe {
 namespace ast {
 class ArmStmt;
@@ -86,6 +88,14 @@ struct EntityState : EntityInfo {
   std::vector<std::pair<std::string, const ast::Expr *>> Report;
 
   const KnobInfo *findKnob(llvm::StringRef Name) const;
+
+private:
+  /// Knobs by name, for findKnob, which renderings and router knobs call
+  /// per knob and per process (a scan made that quadratic in the knobs).
+  /// Rebuilt when Knobs has grown: a knob is only ever appended or
+  /// replaced in place under its own name.
+  mutable llvm::StringMap<unsigned> KnobIndex;
+  mutable size_t KnobsIndexed = 0;
 };
 
 /// Every EntityInfo is one of Sema's.

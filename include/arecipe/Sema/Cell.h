@@ -61,7 +61,8 @@ struct EntityInfo {
   Kind K;
   std::string Name;
   /// Constant fields (`gpus_per_node`, `id`, `command`, `endpoints.health`).
-  std::map<std::string, Value> Fields;
+  /// Transparent comparison: looked up by StringRef without a string.
+  std::map<std::string, Value, std::less<>> Fields;
   bool isTemplate() const { return K == Engine || K == Router || K == Service; }
 
 protected:
@@ -226,7 +227,7 @@ struct ProcessInfo {
   Rational AliveFor;              ///< Seconds, for Readiness::Alive.
   std::vector<std::string> After; ///< Process names that must be ready first.
   /// Router and service knobs, resolved for this process.
-  std::map<std::string, ResolvedValue> Knobs;
+  std::map<std::string, ResolvedValue, std::less<>> Knobs;
   std::vector<Rendering> Renderings; ///< Template declaration order.
   /// The template's `file` statements and `yaml`/`json_file` members, as
   /// evaluated for this process (the cell's Files hold them once).
@@ -244,8 +245,10 @@ struct Cell {
   /// Sorted by name. In a disaggregated cell a server-side name whose
   /// value differs between the roles appears as `prefill.NAME` and
   /// `decode.NAME` (never unqualified); one the roles agree on, once,
-  /// unqualified.
-  std::map<std::string, ResolvedValue> Values;
+  /// unqualified. Transparent comparison: every read of a name looks it up
+  /// by StringRef, and building a string per lookup cost more than the
+  /// search itself.
+  std::map<std::string, ResolvedValue, std::less<>> Values;
   int64_t Gpus = 0;
   int64_t Nodes = 0;
   /// GPUs per engine role: {server} or {prefill, decode}, in that order.
