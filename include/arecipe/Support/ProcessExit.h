@@ -1,5 +1,4 @@
-//===- ProcessExit.h - Leaving a short-lived tool without teardown -*- C++
-//-*-===//
+//===- ProcessExit.h - Leaving a tool without teardown ------*- C++ -*-===//
 //
 // A compiler run is a few milliseconds, and a fresh process spends a
 // noticeable share of them at exit: destroying the compilation (syntax
