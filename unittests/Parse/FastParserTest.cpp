@@ -103,7 +103,8 @@ TEST(FastParserTest, AgreesWithReferenceOnSetValues) {
     std::string Text = readFile(Path);
     for (std::sregex_iterator It(Text.begin(), Text.end(), SetOption), End;
          It != End; ++It) {
-      llvm::StringRef Option = (*It)[1].str();
+      const std::string Matched = (*It)[1].str();
+      llvm::StringRef Option = Matched;
       if (Option.size() >= 2 &&
           (Option.front() == '\'' || Option.front() == '"'))
         Option = Option.drop_front().drop_back();
@@ -160,8 +161,8 @@ const char *const Accepted[] = {
     "tune t for r {\n dcp in [1, 8]\n maximize tput_per_gpu\n p90_ttft <= 2s\n "
     "tput >= 10 tok/s/user\n band mid { x in [1, 2] }\n at conc 8, 12 { "
     "minimize y }\n}",
-    "recipe r { model = kimi_k3; json = 1; file = 2; args = 3; flag.x = 4; "
-    "knob { } }",
+    ("recipe r { model = kimi_k3; json = 1; file = 2; args = 3; flag.x = 4; "
+     "knob { } }"),
 };
 
 TEST(FastParserTest, TakesEveryConstruct) {
