@@ -684,9 +684,17 @@ void SyntaxErrorStrategy::skipToSyncPoint(Parser *P, bool ConsumeOne) {
 }
 
 void SyntaxErrorStrategy::recover(Parser *P, std::exception_ptr) {
-  if (Unwinding)
-    return;
   size_t Index = P->getTokenStream()->index();
+  if (Unwinding) {
+    // Still unwinding, and a rule failed again at the very token the last
+    // recovery stopped at, with nothing matched since: an enclosing loop
+    // (a tune block's items, say) came back to it. Skip past it, or the
+    // loop would fail on it forever.
+    if (lastErrorIndex == static_cast<int>(Index))
+      skipToSyncPoint(P, /*ConsumeOne=*/true);
+    lastErrorIndex = static_cast<int>(P->getTokenStream()->index());
+    return;
+  }
   // Guarantees progress if the same token fails again after a restart.
   bool ConsumeOne = lastErrorIndex == static_cast<int>(Index);
   lastErrorIndex = static_cast<int>(Index);
