@@ -291,8 +291,14 @@ IDENT : [A-Za-z_] [A-Za-z0-9_]* ;
 RAW_STRING : 'r"' ~["\r\n]* '"'? ;
 // An interpolation may hold a closed string (`${f("x")}`) so that the
 // literal is one token and lib/Parse reports what an interpolation holds.
-STRING     : '"' ( '\\' ~[\r\n]? | '${' ( ~["}\r\n] | '"' ~["}\r\n]* '"' )* '}'
-                 | ~["\\\r\n] )* '"'? ;
+// An escape is a backslash and exactly one character (`\\` is one escape),
+// so `"a\\"` ends at its last quote. A lone backslash is only possible
+// last, right before the end of the line or file, where the string is
+// unterminated: were the escape's character optional, the lexer's longest
+// match could take a backslash alone and make the next one escape the
+// closing quote.
+STRING     : '"' ( '\\' ~[\r\n] | '${' ( ~["}\r\n] | '"' ~["}\r\n]* '"' )* '}'
+                 | ~["\\\r\n] )* ( '"' | '\\' )? ;
 
 // Comments are kept for a formatter; an unterminated block comment runs to
 // the end of the file and is reported by lib/Parse.

@@ -288,14 +288,14 @@ private:
     return Best;
   }
 
-  /// STRING, closed on its line. The rule's closing quote is optional and
-  /// an escape may be a lone backslash, so the lexer's longest match can
-  /// run past the first closing quote: past one right after a backslash
-  /// (`"a\\" b"` is one token), or past one an open `${` could quote. Such
-  /// strings are left to the reference path.
+  /// STRING, closed on its line. An escape is a backslash and one
+  /// character, so the first quote that no backslash escapes closes the
+  /// string. The rule's closing quote is optional, so its longest match can
+  /// still run past that quote when an open `${` could quote it
+  /// (`"${a" + "}"` is one token): such strings, like unterminated ones,
+  /// are left to the reference path.
   size_t lexString(size_t Start) {
     size_t I = Start + 1;
-    size_t LastInterpolation = StringRef::npos;
     while (true) {
       if (I >= N || S[I] == '\r' || S[I] == '\n')
         bail(); // err_unterminated_string
@@ -304,14 +304,11 @@ private:
         break;
       if (C == '\\') {
         if (I + 1 >= N || S[I + 1] == '\r' || S[I + 1] == '\n')
-          bail();
-        if (S[I + 1] == '$' && I + 2 < N && S[I + 2] == '{')
-          LastInterpolation = I + 1;
+          bail(); // err_unterminated_string
         I += 2;
         continue;
       }
       if (C == '$' && I + 1 < N && S[I + 1] == '{') {
-        LastInterpolation = I;
         I += 2;
         while (I < N && S[I] != '}' && S[I] != '"' && S[I] != '\r' &&
                S[I] != '\n')
@@ -323,12 +320,6 @@ private:
       }
       ++I;
     }
-    if (S[I - 1] == '\\')
-      bail();
-    if (LastInterpolation != StringRef::npos &&
-        StringRef(S + LastInterpolation, I - LastInterpolation).find('}') ==
-            StringRef::npos)
-      bail();
     return I + 1;
   }
 

@@ -134,6 +134,10 @@ const char *const Accepted[] = {
     "let a = 1\nlet b = 0x1F\nlet c = 1_000\nlet d = 2.5e-3\nlet e = 1e9",
     "let q = [128GB, 1.5s, 60s, 2min]",
     "let s = \"a\\tb\\u{1F600}\\\"\\\\x\" + r\"raw\\n\"",
+    // An escape is a backslash and one character: each string ends at its
+    // last quote.
+    "let s = \"a\\\\\" + \"b\"\nlet t = [\"\\\\\", \"\\\\\\\"\", \"\\\\\\\\\"]",
+    "let s = \"\\\\${n}\" + \"\\${n\\\\\" + \"}\\\\\"",
     "let s = \"n=${n + 1} and ${f(x)[0].y}!\"",
     "let e = -a.b(c)[d] as GB floor * 2 + 3 % 4 - 5 / 6",
     "let r = [1 .. 10, 1..10 step 2, conc in 8..16, a .. b + 1 step c * 2]",
@@ -178,12 +182,20 @@ TEST(FastParserTest, TakesEveryConstruct) {
 /// prediction, errors, limits. Either parser may take them, as long as
 /// the results agree.
 const char *const Corners[] = {
-    "let s = \"a\\\\\" + \"b\"", // the STRING rule's longest match
-    "let s = \"\\${x\" + \"}\"", // an escaped `${` the rule may open
-    "let s = \"${\"",            // a quote inside an interpolation
-    "let s = \"${}\"",           // an empty interpolation
-    "let s = \"unterminated",    //
-    "let s = r\"unterminated",   //
+    "let s = \"\\${x\" + \"}\"", // an escaped `${` is text
+    "let s = \"${x\" + \"}\"",   // the STRING rule's longest match
+    "let s = \"a\\\nlet t = 1",  // a backslash last on its line
+    "let s = \"a\\\r\nlet t = 1",
+    "let s = \"a\\", // ... and last in the file
+    "let s = \"a\\\\\\",
+    "let s = \"a\\\\\\\"",
+    "let s = \"\\\"\nlet t = \"b\"",
+    "let s = \"a\\\\\" + \"b\\\"",
+    "let s = \"\\\\\\q\"",     // an escaped backslash, then a bad escape
+    "let s = \"${\"",          // a quote inside an interpolation
+    "let s = \"${}\"",         // an empty interpolation
+    "let s = \"unterminated",  //
+    "let s = r\"unterminated", //
     "let x = 0x\nlet y = 0xZZ\nlet z = 1e\nlet w = 1e3GB\nlet v = 1.e5",
     "let x = 1__0\nlet y = 1_\nlet z = 99999999999999999999",
     "let x = 5 sec\nlet y = 5sec",
