@@ -78,8 +78,10 @@ struct EventLoop::CurlHttp::Transfer {
 
 EventLoop::CurlHttp::CurlHttp(EventLoop &Loop) : Loop(Loop) {
   Lib = curlLibrary(LoadError);
-  if (!Lib)
+  if (!Lib) {
+    LoadError = "cannot load libcurl: " + LoadError;
     return; // every transfer fails with LoadError
+  }
   Multi = Lib->multi_init();
   CURLM *M = static_cast<CURLM *>(Multi);
   Lib->multi_setopt(M, CURLMOPT_SOCKETFUNCTION, socketCallback);

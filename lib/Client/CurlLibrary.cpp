@@ -2,6 +2,7 @@
 
 #include "CurlLibrary.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 using namespace arecipe::client;
@@ -16,10 +17,16 @@ struct Loaded {
   Loaded() {
     // libcurl's ABI has been libcurl.so.4 since 7.16 (2006); it is the
     // library the build found and the Debian package depends on.
-    void *Handle = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    // ARECIPE_LIBCURL names another file: for a package whose libcurl is
+    // elsewhere, and for tests, which name one that does not exist to see
+    // the client fail cleanly without libcurl.
+    const char *Name = std::getenv("ARECIPE_LIBCURL");
+    if (!Name || !*Name)
+      Name = "libcurl.so.4";
+    void *Handle = ::dlopen(Name, RTLD_NOW | RTLD_LOCAL);
     if (!Handle) {
       const char *Why = ::dlerror();
-      Error = "cannot load libcurl: " + std::string(Why ? Why : "libcurl.so.4 not found");
+      Error = Why ? Why : std::string(Name) + ": not found";
       return;
     }
     bool AllFound = true;
@@ -27,7 +34,7 @@ struct Loaded {
       Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(::dlsym(Handle, Name));
       if (!Fn && AllFound) {
         AllFound = false;
-        Error = std::string("cannot load libcurl: no symbol ") + Name;
+        Error = std::string("no symbol ") + Name;
       }
     };
     Get(Api.easy_init, "curl_easy_init");
@@ -53,7 +60,7 @@ struct Loaded {
     // Once, before any handle, as libcurl asks (curl_easy_init would do it
     // itself, but not thread-safely).
     if (CURLcode Rc = GlobalInit(CURL_GLOBAL_DEFAULT); Rc != CURLE_OK) {
-      Error = std::string("libcurl initialisation failed: ") + Api.easy_strerror(Rc);
+      Error = std::string("curl_global_init failed: ") + Api.easy_strerror(Rc);
       return;
     }
     Ok = true;

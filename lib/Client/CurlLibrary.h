@@ -42,8 +42,11 @@ struct CurlLibrary {
 };
 
 /// libcurl, opened and globally initialised by the first call (thread-safe);
-/// nullptr, with Err saying why, when it cannot be loaded. The library stays
-/// loaded for the life of the process.
+/// nullptr, with Err saying why, when it cannot be loaded (the loader's
+/// message, which names the file; callers say what needed libcurl). The
+/// library stays loaded for the life of the process. The file is
+/// libcurl.so.4, or the one the environment variable ARECIPE_LIBCURL names
+/// (docs/metrics.md).
 const CurlLibrary *curlLibrary(std::string &Err);
 
 } // namespace arecipe::client::detail

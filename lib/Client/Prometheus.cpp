@@ -233,8 +233,10 @@ std::optional<std::string> arecipe::client::httpGetText(const std::string &Url,
                                                         std::string &Err) {
   Status = 0;
   const detail::CurlLibrary *Lib = detail::curlLibrary(Err);
-  if (!Lib)
+  if (!Lib) {
+    Err = "cannot load libcurl: " + Err;
     return std::nullopt;
+  }
   CURL *H = Lib->easy_init();
   if (!H) {
     Err = "curl_easy_init failed";

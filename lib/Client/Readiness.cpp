@@ -4,6 +4,8 @@
 
 #include "arecipe/Client/Prometheus.h"
 
+#include "CurlLibrary.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,14 @@ bool waitUntilServing(const Endpoint &Target, double TimeoutS, std::string &Err,
   using Clock = std::chrono::steady_clock;
   auto Deadline = Clock::now() + std::chrono::duration<double>(TimeoutS);
   std::string Url = Target.BaseUrl + "/v1/models", Last = "no answer";
+  // Every check is a GET through libcurl: without it no wait can succeed,
+  // so say so at once rather than after the whole timeout.
+  if (std::string Why; !detail::curlLibrary(Why)) {
+    Err = fmt::format(
+        "cannot load libcurl, which the readiness check of {} needs: {}", Url,
+        Why);
+    return false;
+  }
   while (true) {
     long Status = 0;
     std::string GetErr;

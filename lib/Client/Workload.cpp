@@ -2,6 +2,9 @@
 
 #include "WorkloadDriver.h"
 
+#include "CurlLibrary.h"
+#include "TransportImpl.h"
+
 #include "arecipe/Support/JsonWriter.h"
 #include "arecipe/Support/Utf8.h"
 
@@ -263,10 +266,33 @@ void arecipe::client::interruptRunningWorkloads() {
     L->interrupt();
 }
 
+bool arecipe::client::checkRunTransport(const WorkloadSpec &Spec,
+                                        const Endpoint &Target,
+                                        std::string &Err) {
+  // The request paths all go to BaseUrl's scheme and authority, which alone
+  // decide between the native path and libcurl.
+  ParsedUrl Url;
+  if (!Spec.Transport.ForceLibcurl && parseHttpUrl(Target.BaseUrl + "/", Url))
+    return true;
+  std::string Why;
+  if (detail::curlLibrary(Why))
+    return true;
+  // Why is the loader's message, which names the file; the URL is left
+  // out, as it may hold credentials.
+  Err = std::string("cannot load libcurl, which ") +
+        (Spec.Transport.ForceLibcurl ? "the transport options ask for"
+                                     : "requests to a server URL that is "
+                                       "https:// or has credentials need") +
+        ": " + Why;
+  return false;
+}
+
 RunResult arecipe::client::runWorkload(const WorkloadSpec &Spec, const Endpoint &Target,
                                        RecordSink &Sink, ProgressCallback OnProgress) {
   if (Spec.Concurrency < 0)
     throw std::invalid_argument("concurrency must not be negative");
+  if (std::string Err; !checkRunTransport(Spec, Target, Err))
+    throw std::runtime_error(Err);
   raiseFileLimit();
   EventLoop Loop(Spec.Transport);
   std::unique_ptr<Driver> D =

@@ -354,6 +354,9 @@ static int runCommand(bool Agentic) {
   }
   if (OutDir.empty())
     return fail("--out is required");
+  // Before any output: a run whose requests cannot be sent leaves none.
+  if (!checkRunTransport(Spec, Target, Err))
+    return fail(Err);
   if (std::error_code EC = llvm::sys::fs::create_directories(OutDir))
     return fail(OutDir + ": " + EC.message());
   JsonlRecordSink Sink(OutDir + "/records.jsonl");

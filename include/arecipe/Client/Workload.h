@@ -120,9 +120,20 @@ struct RunResult {
   std::string RealtimeError;
 };
 
+/// Whether the run's requests can be sent at all: false, with Err naming
+/// libcurl, why it did not load and what needed it, when they need libcurl
+/// (an `https://` URL, one with credentials, or Spec.Transport.ForceLibcurl)
+/// and it cannot be loaded. Every request would otherwise fail the same
+/// way, one record at a time. runWorkload checks it first; a caller that
+/// creates outputs checks it before them, so a run that cannot start leaves
+/// none.
+bool checkRunTransport(const WorkloadSpec &Spec, const Endpoint &Target,
+                       std::string &Err);
+
 /// Runs a workload to completion on the calling thread. Every finished
 /// request goes to Sink as it finishes (Sink.flush() runs whenever the loop
-/// is about to wait). Throws std::invalid_argument for an inconsistent spec.
+/// is about to wait). Throws std::invalid_argument for an inconsistent spec
+/// and std::runtime_error when checkRunTransport fails (before any record).
 RunResult runWorkload(const WorkloadSpec &Spec, const Endpoint &Target, RecordSink &Sink,
                       ProgressCallback OnProgress = {});
 
