@@ -67,6 +67,8 @@ public:
     if (Rule == RuleStatement || Rule == RuleDeclaration ||
         Rule == RuleImportDecl)
       Strategy.beginStatement();
+    else if (Rule == RuleTuneItem)
+      Strategy.beginItem(this);
     P::enterRule(Ctx, State, Rule);
   }
 

@@ -161,7 +161,7 @@ static ssize_t currentStatement(Parser *P) {
     size_t Rule = C->getRuleIndex();
     if (Rule == P_::RuleStatement || Rule == P_::RuleDeclaration ||
         Rule == P_::RuleImportDecl || Rule == P_::RuleInterpolation ||
-        Rule == P_::RuleStandaloneExpr) {
+        Rule == P_::RuleStandaloneExpr || Rule == P_::RuleTuneItem) {
       Token *Start = static_cast<antlr4::ParserRuleContext *>(C)->getStart();
       return Start ? static_cast<ssize_t>(Start->getTokenIndex()) : -1;
     }
@@ -581,11 +581,9 @@ Token *SyntaxErrorStrategy::recoverInline(Parser *P) {
   throw antlr4::InputMismatchException(P);
 }
 
-bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
-                                                   size_t Index) {
+bool SyntaxErrorStrategy::beginsLine(TokenStream *TS, size_t Index) {
   Token *T = TS->get(Index);
-  size_t Type = T->getType();
-  if (Type == Token::EOF)
+  if (T->getType() == Token::EOF)
     return false;
   if (Token *Prev = previousToken(TS, T)) {
     llvm::StringRef Between = Src.getText().slice(
@@ -594,6 +592,22 @@ bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
     if (Between.find_first_of("\r\n") == llvm::StringRef::npos)
       return false;
   }
+  return true;
+}
+
+/// The type of the first parser-channel token after Index (EOF if none).
+static size_t nextTypeAfter(TokenStream *TS, size_t Index) {
+  for (size_t I = Index + 1, E = TS->size(); I < E; ++I)
+    if (TS->get(I)->getChannel() == Token::DEFAULT_CHANNEL)
+      return TS->get(I)->getType();
+  return Token::EOF;
+}
+
+bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
+                                                   size_t Index) {
+  if (!beginsLine(TS, Index))
+    return false;
+  size_t Type = TS->get(Index)->getType();
   switch (Type) {
   case P_::IMPORT: case P_::LET: case P_::BAND: case P_::AT: case P_::CHECK:
   case P_::PREFLIGHT:
@@ -607,12 +621,7 @@ bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
     return true;
   if (!isIdentLike(Type))
     return false;
-  size_t Next = Token::EOF;
-  for (size_t I = Index + 1, E = TS->size(); I < E; ++I)
-    if (TS->get(I)->getChannel() == Token::DEFAULT_CHANNEL) {
-      Next = TS->get(I)->getType();
-      break;
-    }
+  size_t Next = nextTypeAfter(TS, Index);
   switch (Type) {
   case P_::RECIPE: case P_::HARDWARE: case P_::ENGINE: case P_::MODEL:
   case P_::ROUTER:
@@ -643,8 +652,57 @@ bool SyntaxErrorStrategy::startsStatementOnNewLine(TokenStream *TS,
   return Next == P_::ASSIGN || Next == P_::DOT || Next == P_::LBRACE;
 }
 
+/// Whether the innermost list of items around the parser's position is a
+/// tune block's (rather than a block's statements or the file's
+/// declarations).
+static bool inTuneBody(Parser *P) {
+  for (antlr4::RuleContext *Ctx = P->getContext(); Ctx;
+       Ctx = static_cast<antlr4::RuleContext *>(Ctx->parent)) {
+    switch (Ctx->getRuleIndex()) {
+    case P_::RuleTuneBody:
+      return true;
+    case P_::RuleBlock:
+    case P_::RuleFile:
+      return false;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
+bool SyntaxErrorStrategy::startsTuneItemOnNewLine(TokenStream *TS,
+                                                  size_t Index) {
+  if (!beginsLine(TS, Index))
+    return false;
+  size_t Type = TS->get(Index)->getType();
+  if (!isIdentLike(Type))
+    return false;
+  size_t Next = nextTypeAfter(TS, Index);
+  // `maximize tput`, `dcp in [1, 8]`, `p90_ttft <= 2s` (`band` and
+  // `at conc` start statements too).
+  if (Type == P_::MAXIMIZE || Type == P_::MINIMIZE)
+    return isIdentLike(Next);
+  switch (Next) {
+  case P_::IN:
+  case P_::EQ:
+  case P_::NE:
+  case P_::LT:
+  case P_::LE:
+  case P_::GT:
+  case P_::GE:
+    return true;
+  default:
+    return false;
+  }
+}
+
 void SyntaxErrorStrategy::skipToSyncPoint(Parser *P, bool ConsumeOne) {
   TokenStream *TS = P->getTokenStream();
+  // In a tune block, the start of an item is a sync point as a statement's
+  // is, so that each broken item gets its own error and the items after it
+  // are kept.
+  bool InTune = inTuneBody(P);
   // Braces opened by the broken statement before the error: a `}` that
   // closes one of them is part of the statement, not the end of the block.
   unsigned OpenBefore = 0;
@@ -667,7 +725,8 @@ void SyntaxErrorStrategy::skipToSyncPoint(Parser *P, bool ConsumeOne) {
         return;
       if (Type == P_::RBRACE && OpenBefore == 0)
         return;
-      if (startsStatementOnNewLine(TS, TS->index()))
+      if (startsStatementOnNewLine(TS, TS->index()) ||
+          (InTune && startsTuneItemOnNewLine(TS, TS->index())))
         return;
     }
     ConsumeOne = false;
@@ -697,9 +756,29 @@ void SyntaxErrorStrategy::recover(Parser *P, std::exception_ptr) {
   }
   // Guarantees progress if the same token fails again after a restart.
   bool ConsumeOne = lastErrorIndex == static_cast<int>(Index);
+  // A tune item that failed at its first token (`knob tp x`: no
+  // alternative starts `IDENT IDENT`) is broken from there: recovery must
+  // not stop at that token, which may look like the start of a statement,
+  // or the block's loop would begin the same item again (beginItem) and
+  // report it twice.
+  antlr4::ParserRuleContext *Ctx = P->getContext();
+  if (Ctx->getRuleIndex() == P_::RuleTuneItem && Ctx->getStart() &&
+      Ctx->getStart()->getTokenIndex() == Index)
+    ConsumeOne = true;
   lastErrorIndex = static_cast<int>(Index);
   skipToSyncPoint(P, ConsumeOne);
   Unwinding = true;
+}
+
+void SyntaxErrorStrategy::beginItem(Parser *P) {
+  // A tune item begins where recovery stopped: it is the next mistake if
+  // it fails, even at its first token, as a statement is once it matched
+  // its first token (reportMatch).
+  if (!Unwinding)
+    return;
+  endErrorCondition(P);
+  Unwinding = false;
+  JunkReported = false;
 }
 
 void SyntaxErrorStrategy::sync(Parser *P) {

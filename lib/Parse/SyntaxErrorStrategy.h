@@ -6,8 +6,9 @@
 // close band 'mid'" with a note at the brace -- never ANTLR's "mismatched
 // input". Recovery is at statement boundaries: after an error the parser
 // skips to the next `;`, the `}` closing the enclosing block, or a token that
-// starts a statement on a new line, and reports nothing more until then, so
-// independent mistakes in separate statements give one error each.
+// starts a statement (in a tune block, also an item) on a new line, and
+// reports nothing more until then, so independent mistakes in separate
+// statements, or tune items, give one error each.
 // Private to lib/Parse.
 //
 //===----------------------------------------------------------------------===//
@@ -48,6 +49,9 @@ public:
     StatementBegun = true;
   }
 
+  /// The parser calls this whenever an item of a tune block begins.
+  void beginItem(antlr4::Parser *P);
+
   void reset(antlr4::Parser *P) override;
   void reportError(antlr4::Parser *P,
                    const antlr4::RecognitionException &E) override;
@@ -68,6 +72,9 @@ private:
   bool shouldSuppress(antlr4::Parser *P, antlr4::Token *Offending);
   void skipToSyncPoint(antlr4::Parser *P, bool ConsumeOne);
   bool startsStatementOnNewLine(antlr4::TokenStream *TS, size_t Index);
+  bool startsTuneItemOnNewLine(antlr4::TokenStream *TS, size_t Index);
+  /// Whether the token at Index is the first on its line.
+  bool beginsLine(antlr4::TokenStream *TS, size_t Index);
 
   antlr4::Token *previousToken(antlr4::TokenStream *TS, antlr4::Token *T);
   llvm::SMLoc endOf(antlr4::Token *T) const;
