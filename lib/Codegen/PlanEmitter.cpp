@@ -377,7 +377,93 @@ static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
   W.endObject();
 }
 
-void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
+static void writeKnob(JsonWriter &W, const PlanKnob &K) {
+  writeObject(W, [&] {
+    W.member("name"_key, std::string_view(K.Name));
+    W.key("value"_key);
+    writeValue(K.Value, W);
+    W.key("origin"_key);
+    writeOrigin(W, K.Origin);
+  });
+}
+
+/// Whether writeValue writes A and B the same: the same kind and content
+/// for the values held inline or compared by content here, else the very
+/// same value (a copy of it: Sema shares one value between the cells it
+/// does not change in).
+static bool writesTheSame(const sema::Value &A, const sema::Value &B) {
+  if (A.kind() != B.kind())
+    return false;
+  switch (A.kind()) {
+  case sema::ValueKind::None:
+    return true;
+  case sema::ValueKind::Int:
+  case sema::ValueKind::Bool:
+    return A.getInt() == B.getInt();
+  case sema::ValueKind::String:
+  case sema::ValueKind::Enum:
+    return A.getString() == B.getString();
+  case sema::ValueKind::Float:
+    // Both floats: equal means the same number, so the same text.
+    return A == B;
+  default:
+    return A.isSameAs(B);
+  }
+}
+
+static bool sameOrigin(const KnobOrigin &A, const KnobOrigin &B) {
+  if (A.Level != B.Level || A.Where.has_value() != B.Where.has_value())
+    return false;
+  return !A.Where ||
+         (A.Where->Line == B.Where->Line && A.Where->Col == B.Where->Col &&
+          A.Where->File == B.Where->File);
+}
+
+namespace {
+/// The text of each knob of the cell written last, by the knob's place in
+/// the cell's sorted list. Most knobs of a plan are the same in every
+/// cell (the same value from the same assignment), and a knob is a dozen
+/// tokens of writing: the next cell copies the text when name, value and
+/// origin are those it was written from, and writes the knob (keeping its
+/// new text) otherwise.
+class KnobTexts {
+public:
+  void write(JsonWriter &W, size_t Index, const PlanKnob &K) {
+    if (Index >= Entries.size())
+      Entries.resize(Index + 1);
+    Entry &E = Entries[Index];
+    if (E.Depth == W.depth() && E.Name == K.Name &&
+        sameOrigin(E.Origin, K.Origin) && writesTheSame(E.Value, K.Value))
+      return W.rawValue(E.Text);
+    size_t Before = W.text().size();
+    writeKnob(W, K);
+    // What was written: the separator before the object, then the object.
+    std::string_view Text = W.text().substr(Before);
+    Text.remove_prefix(Text.find('{'));
+    E.Name.assign(K.Name.data(), K.Name.size());
+    // A copy of the value keeps it alive, so isSameAs cannot mistake a
+    // later value for it.
+    E.Value = K.Value;
+    E.Origin = K.Origin;
+    E.Depth = W.depth();
+    E.Text.assign(Text.data(), Text.size());
+  }
+
+private:
+  struct Entry {
+    std::string Name;
+    sema::Value Value;
+    KnobOrigin Origin;
+    size_t Depth = 0; ///< Never a knob's depth: a new entry never matches.
+    std::string Text;
+  };
+  std::vector<Entry> Entries;
+};
+} // namespace
+
+/// writeCell, copying the text of a knob the cell before wrote the same
+/// when Knobs is given.
+static void writeCellWith(const PlanCell &C, JsonWriter &W, KnobTexts *Knobs) {
   W.beginObject();
   W.member("id"_key, C.Id);
   W.member("recipe"_key, C.Recipe);
@@ -397,15 +483,14 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
     W.member("server_reuse"_key,
              C.ServerReuse == PlanCell::Reuse::Arm ? "arm" : "cell");
   }
-  writeArray(W, "knobs"_key, C.Knobs, [&](const PlanKnob &K) {
-    writeObject(W, [&] {
-      W.member("name"_key, std::string_view(K.Name));
-      W.key("value"_key);
-      writeValue(K.Value, W);
-      W.key("origin"_key);
-      writeOrigin(W, K.Origin);
-    });
-  });
+  W.key("knobs"_key);
+  W.beginArray();
+  for (size_t N = 0; N < C.Knobs.size(); ++N)
+    if (Knobs)
+      Knobs->write(W, N, C.Knobs[N]);
+    else
+      writeKnob(W, C.Knobs[N]);
+  W.endArray();
   writeArray(W, "preflight"_key, C.Preflight, [&](const PreflightStep &S) {
     writeObject(W, [&] {
       W.member("action"_key, actionName(S));
@@ -443,6 +528,10 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
   writeOr(W, "required_metric_prefix"_key, C.RequiredMetricPrefix);
   W.endObject();
   W.endObject();
+}
+
+void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
+  writeCellWith(C, W, nullptr);
 }
 
 static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
@@ -522,8 +611,9 @@ void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
     OS.write(Text.data(), Text.size());
     W.clear();
   };
+  KnobTexts Knobs;
   for (size_t I = 0; I < Plan.size(); ++I) {
-    writeCell(Plan.cell(I), W);
+    writeCellWith(Plan.cell(I), W, &Knobs);
     // The cells of a plan are about the same size: once the first is
     // written, a stream into memory (compileToPlanJSON's string) makes
     // room for the whole plan at once instead of regrowing and copying

@@ -245,6 +245,37 @@ TEST(JsonWriter, EveryLengthWithAByteToEscapeAnywhere) {
   }
 }
 
+TEST(JsonWriter, RawValueCopiesTextWrittenAtTheSameDepth) {
+  // A value written once, its text taken without the separator before it,
+  // then copied as the next elements: the same as writing each of them.
+  for (int Indent : {-1, 2}) {
+    JsonWriter W(Indent);
+    W.beginObject();
+    W.key("list"_key);
+    W.beginArray();
+    size_t Before = W.text().size();
+    size_t Depth = W.depth();
+    W.beginObject();
+    W.member("k"_key, "v");
+    W.key("n"_key);
+    W.beginArray();
+    W.number(int64_t(1));
+    W.endArray();
+    W.endObject();
+    std::string Text(W.text().substr(Before));
+    Text.erase(0, Text.find('{'));
+    EXPECT_EQ(W.depth(), Depth);
+    W.rawValue(Text);
+    W.rawValue(Text);
+    W.endArray();
+    W.endObject();
+    EXPECT_TRUE(W.complete());
+    ordered_json V = ordered_json::parse(R"({"list": [
+      {"k": "v", "n": [1]}, {"k": "v", "n": [1]}, {"k": "v", "n": [1]}]})");
+    EXPECT_EQ(W.text(), V.dump(Indent)) << "indent " << Indent;
+  }
+}
+
 TEST(JsonWriter, LongStringsEscapedAcrossBufferGrowth) {
   // The writer escapes into its flat buffer, copying runs of plain bytes
   // at once: strings much longer than its first 4 KB, with escapes,

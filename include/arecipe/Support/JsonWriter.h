@@ -101,6 +101,18 @@ public:
   /// NaN and infinities are written as `null`, as nlohmann does.
   void number(double D);
   void string(std::string_view S);
+  /// Text this writer wrote earlier for one value at the same depth (from
+  /// the value's first byte to its last, no separator before it), copied
+  /// as it is after the separator the current position needs: a caller
+  /// that writes the same value again, as a plan's cells do for most of
+  /// their knobs, copies it instead of writing it token by token.
+  void rawValue(std::string_view Json) {
+    beforeValue();
+    put(Json);
+  }
+  /// How many containers are open: a value's text copied by rawValue is
+  /// the same only at the depth it was written at.
+  size_t depth() const { return Stack.size(); }
   /// A document built elsewhere, written at the current position.
   void value(const nlohmann::ordered_json &V);
   void value(const nlohmann::json &V);
