@@ -192,7 +192,7 @@ std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
       continue;
     PlanKnob &K = Out.emplace_back();
     K.Name = Name;
-    K.Value = RV.V;
+    K.Value = &RV.V;
     K.Origin.Where = positionOf(RV.From);
     K.Origin.Level = RV.L;
   }

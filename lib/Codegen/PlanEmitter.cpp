@@ -381,7 +381,7 @@ static void writeKnob(JsonWriter &W, const PlanKnob &K) {
   writeObject(W, [&] {
     W.member("name"_key, std::string_view(K.Name));
     W.key("value"_key);
-    writeValue(K.Value, W);
+    writeValue(*K.Value, W);
     W.key("origin"_key);
     writeOrigin(W, K.Origin);
   });
@@ -414,9 +414,13 @@ static bool writesTheSame(const sema::Value &A, const sema::Value &B) {
 static bool sameOrigin(const KnobOrigin &A, const KnobOrigin &B) {
   if (A.Level != B.Level || A.Where.has_value() != B.Where.has_value())
     return false;
+  // The file names of one compilation are one string each: the same
+  // view unless the names differ.
   return !A.Where ||
          (A.Where->Line == B.Where->Line && A.Where->Col == B.Where->Col &&
-          A.Where->File == B.Where->File);
+          ((A.Where->File.data() == B.Where->File.data() &&
+            A.Where->File.size() == B.Where->File.size()) ||
+           A.Where->File == B.Where->File));
 }
 
 namespace {
@@ -433,7 +437,7 @@ public:
       Entries.resize(Index + 1);
     Entry &E = Entries[Index];
     if (E.Depth == W.depth() && E.Name == K.Name &&
-        sameOrigin(E.Origin, K.Origin) && writesTheSame(E.Value, K.Value))
+        sameOrigin(E.Origin, K.Origin) && writesTheSame(E.Value, *K.Value))
       return W.rawValue(E.Text);
     size_t Before = W.text().size();
     writeKnob(W, K);
@@ -443,7 +447,7 @@ public:
     E.Name.assign(K.Name.data(), K.Name.size());
     // A copy of the value keeps it alive, so isSameAs cannot mistake a
     // later value for it.
-    E.Value = K.Value;
+    E.Value = *K.Value;
     E.Origin = K.Origin;
     E.Depth = W.depth();
     E.Text.assign(Text.data(), Text.size());
