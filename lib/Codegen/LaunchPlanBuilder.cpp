@@ -130,7 +130,8 @@ static PlanNumber seconds(const Value &V) {
 static const Value *field(const sema::EntityInfo *E, llvm::StringRef Name) {
   if (!E)
     return nullptr;
-  auto It = E->Fields.find(Name.str());
+  // Fields compares transparently: no string is built for the lookup.
+  auto It = E->Fields.find(std::string_view(Name.data(), Name.size()));
   return It == E->Fields.end() ? nullptr : &It->second;
 }
 
@@ -149,7 +150,7 @@ const Value *PlanBuilder::get(llvm::StringRef Name,
 std::string PlanBuilder::render(const Value &V, llvm::StringRef What) {
   std::string Why;
   if (std::optional<std::string> S = sema::renderValue(V, &Why))
-    return *S;
+    return std::move(*S);
   // At the assignment that set the value, once: the same formula fails in
   // every cell it gives the value (a new user saw one error per cell, at
   // the recipe's name).
@@ -178,18 +179,20 @@ std::vector<PlanKnob> PlanBuilder::lowerKnobs() {
   std::vector<PlanKnob> Out;
   Out.reserve(Cell->Values.size());
   for (const auto &[Name, RV] : Cell->Values) {
+    llvm::StringRef N = Name;
     // A recipe's files are the cell's `files`, not knobs.
-    if (llvm::StringRef(Name).startswith("file:"))
+    if (N.startswith("file:"))
       continue;
     // The v1.1 client fields are in the knob list only when the recipe sets
-    // them: a plan that does not use them stays v1 byte for byte.
-    if ((Name == "client.num_prompts" || Name == "client.use_chat_template" ||
-         Name == "client.endpoint") &&
-        RV.L == sema::Level::Default && RV.V.isNone())
+    // them: a plan that does not use them stays v1 byte for byte. (The
+    // cheap test first: most knobs have a value.)
+    if (RV.V.isNone() && RV.L == sema::Level::Default &&
+        (N == "client.num_prompts" || N == "client.use_chat_template" ||
+         N == "client.endpoint"))
       continue;
     PlanKnob &K = Out.emplace_back();
     K.Name = Name;
-    K.Value = RV.V;
+    K.Value = &RV.V;
     K.Origin.Where = positionOf(RV.From);
     K.Origin.Level = RV.L;
   }
@@ -285,8 +288,13 @@ static void setMember(nlohmann::ordered_json &Object, llvm::StringRef Key,
 /// in the order they are rendered.
 std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
   std::vector<std::string> Argv;
-  if (const Value *Cmd = field(P.Template, "command"))
-    Argv = strings(*Cmd);
+  const Value *Cmd = field(P.Template, "command");
+  // The command, then at most two words per rendering but for lists: one
+  // allocation for most processes' argv.
+  Argv.reserve((Cmd ? Cmd->listSize() : 0) + 2 * P.Renderings.size());
+  if (Cmd)
+    for (Value E : Cmd->elements())
+      Argv.push_back(E.getString());
   std::map<std::string, std::pair<size_t, nlohmann::ordered_json>> JsonFlags;
   for (const sema::Rendering &R : P.Renderings) {
     llvm::StringRef What =
@@ -301,9 +309,14 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
       // element; `spread` puts the elements after one flag.
       bool Glued = llvm::StringRef(R.Target).endswith("=");
       auto Put = [&](const Value &V) {
-        if (Glued)
-          Argv.push_back(R.Target + render(V, What));
-        else {
+        if (Glued) {
+          // `--x=` and the value in one string, built in place.
+          std::string Text = render(V, What);
+          std::string &Word = Argv.emplace_back();
+          Word.reserve(R.Target.size() + Text.size());
+          Word += R.Target;
+          Word += Text;
+        } else {
           Argv.push_back(R.Target);
           Argv.push_back(render(V, What));
         }
@@ -376,9 +389,12 @@ PlanBuilder::envOf(const sema::ProcessInfo &P) {
       }
   std::set<std::string> Removed; // `env.X = none` in this cell.
   std::string RolePrefix = P.ValueRole.empty() ? "" : P.ValueRole + ".env.";
+  // Only a process that inherits the recipe's `env.*` (and did not take
+  // its node's) reads the cell's values here.
+  bool Inherits = P.InheritsEnv && !FromNode;
   for (const auto &[Name, RV] : Cell->Values) {
-    if (!P.InheritsEnv || FromNode)
-      continue;
+    if (!Inherits)
+      break;
     llvm::StringRef N = Name;
     llvm::StringRef Var;
     if (N.startswith("env."))
@@ -410,14 +426,22 @@ PlanBuilder::envOf(const sema::ProcessInfo &P) {
 /// missing ones take the plan's defaults (`/health`, ...).
 static std::vector<std::pair<std::string, std::string>>
 endpointsOf(const sema::EntityInfo *T, bool Defaults) {
+  // Each endpoint: its name, its field and its default path (literals,
+  // so a lookup builds no string).
+  static const char *const Endpoints[][3] = {
+      {"health", "endpoints.health", "/health"},
+      {"models", "endpoints.models", "/models"},
+      {"metrics", "endpoints.metrics", "/metrics"},
+      {"start_profile", "endpoints.start_profile", "/start_profile"},
+      {"stop_profile", "endpoints.stop_profile", "/stop_profile"}};
   std::vector<std::pair<std::string, std::string>> Out;
-  for (const char *E :
-       {"health", "models", "metrics", "start_profile", "stop_profile"}) {
-    const Value *V = field(T, std::string("endpoints.") + E);
+  Out.reserve(std::size(Endpoints));
+  for (const auto &[Name, Field, Path] : Endpoints) {
+    const Value *V = field(T, Field);
     if (V && V->kind() == ValueKind::String)
-      Out.emplace_back(E, V->getString());
+      Out.emplace_back(Name, V->getString());
     else if (Defaults)
-      Out.emplace_back(E, std::string("/") + E);
+      Out.emplace_back(Name, Path);
   }
   return Out;
 }
@@ -445,6 +469,7 @@ simRouterOf(const sema::ProcessInfo &P) {
 
 std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
   std::vector<ProcessSpec> Out;
+  Out.reserve(Cell->Processes.size());
   const Value *Startup = get("ready.startup_timeout");
   const Value *Stall = get("ready.stall_timeout");
   bool HasRouter = false;

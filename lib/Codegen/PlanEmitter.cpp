@@ -14,7 +14,9 @@
 
 using namespace arecipe;
 using namespace arecipe::codegen;
+using arecipe::support::JsonKey;
 using arecipe::support::JsonWriter;
+using namespace arecipe::support::json_literals;
 
 OrderedJSON codegen::toJSON(const PlanNumber &N) {
   if (N.isInteger())
@@ -52,8 +54,7 @@ static void writeNumber(JsonWriter &W, const PlanNumber &N) {
              static_cast<double>(N.denominator()));
 }
 
-static void writeNumber(JsonWriter &W, std::string_view Key,
-                        const PlanNumber &N) {
+static void writeNumber(JsonWriter &W, JsonKey Key, const PlanNumber &N) {
   W.key(Key);
   writeNumber(W, N);
 }
@@ -132,8 +133,7 @@ void codegen::writeValue(const sema::Value &V, JsonWriter &W) {
 }
 
 template <typename T>
-static void writeOr(JsonWriter &W, std::string_view Key,
-                    const std::optional<T> &V) {
+static void writeOr(JsonWriter &W, JsonKey Key, const std::optional<T> &V) {
   W.key(Key);
   if (!V)
     return W.null();
@@ -145,7 +145,7 @@ static void writeOr(JsonWriter &W, std::string_view Key,
     W.number(static_cast<int64_t>(*V));
 }
 
-static void writeStrings(JsonWriter &W, std::string_view Key,
+static void writeStrings(JsonWriter &W, JsonKey Key,
                          const std::vector<std::string> &L) {
   W.key(Key);
   W.beginArray();
@@ -180,7 +180,7 @@ static void writePairs(JsonWriter &W,
 
 /// `"Key": [...]`, one element per item.
 template <typename Range, typename Fn>
-static void writeArray(JsonWriter &W, std::string_view Key, const Range &Items,
+static void writeArray(JsonWriter &W, JsonKey Key, const Range &Items,
                        Fn Each) {
   W.key(Key);
   W.beginArray();
@@ -199,12 +199,12 @@ template <typename Fn> static void writeObject(JsonWriter &W, Fn Members) {
 static void writeOrigin(JsonWriter &W, const KnobOrigin &O) {
   W.beginObject();
   if (O.Where) {
-    W.member("file", std::string_view(O.Where->File));
-    W.member("line", O.Where->Line);
-    W.member("col", O.Where->Col);
+    W.member("file"_key, std::string_view(O.Where->File));
+    W.member("line"_key, O.Where->Line);
+    W.member("col"_key, O.Where->Col);
   }
   llvm::StringRef Level = sema::getSpelling(O.Level);
-  W.key("level");
+  W.key("level"_key);
   W.string(std::string_view(Level.data(), Level.size()));
   W.endObject();
 }
@@ -215,57 +215,57 @@ namespace {
 struct PreflightFields {
   JsonWriter &W;
   void operator()(const preflight::UnsetEnv &S) {
-    writeStrings(W, "names", S.Names);
+    writeStrings(W, "names"_key, S.Names);
   }
   void operator()(const preflight::RequireVersion &S) {
-    W.member("tool", S.Tool);
-    writeStrings(W, "probe", S.Probe);
-    W.member("pattern", S.Pattern);
-    W.member("on_mismatch",
+    W.member("tool"_key, S.Tool);
+    writeStrings(W, "probe"_key, S.Probe);
+    W.member("pattern"_key, S.Pattern);
+    W.member("on_mismatch"_key,
              S.OnMismatchDo == preflight::RequireVersion::OnMismatch::Fail
                  ? "fail"
                  : "warn");
   }
   void operator()(const preflight::StageModel &S) {
-    W.member("repo", S.Repo);
-    W.member("attempts", S.Attempts);
-    writeNumber(W, "delay_s", S.DelayS);
-    W.key("env");
+    W.member("repo"_key, S.Repo);
+    W.member("attempts"_key, S.Attempts);
+    writeNumber(W, "delay_s"_key, S.DelayS);
+    W.key("env"_key);
     W.beginObject();
     W.endObject();
   }
   void operator()(const preflight::CheckPaths &S) {
-    writeStrings(W, "paths", S.Paths);
-    W.member("nodes",
+    writeStrings(W, "paths"_key, S.Paths);
+    W.member("nodes"_key,
              S.On == preflight::CheckPaths::Nodes::All ? "all" : "rank0");
   }
   void operator()(const preflight::WaitCleanGpus &S) {
-    writeNumber(W, "max_used_fraction", S.MaxUsedFraction);
-    writeNumber(W, "timeout_s", S.TimeoutS);
-    W.member("poll_s", S.PollS);
+    writeNumber(W, "max_used_fraction"_key, S.MaxUsedFraction);
+    writeNumber(W, "timeout_s"_key, S.TimeoutS);
+    W.member("poll_s"_key, S.PollS);
   }
   void operator()(const preflight::PrepareCache &S) {
-    W.member("dir", S.Dir);
+    W.member("dir"_key, S.Dir);
     if (S.FromImagePath)
-      W.member("from_image_path", *S.FromImagePath);
-    W.member("scope", S.Scope);
-    W.member("fallback", "private");
+      W.member("from_image_path"_key, *S.FromImagePath);
+    W.member("scope"_key, S.Scope);
+    W.member("fallback"_key, "private");
   }
   void operator()(const preflight::VerifyImport &S) {
-    W.member("package", S.Package);
-    writeStrings(W, "python", S.Python);
-    W.member("expect_prefix", S.ExpectPrefix);
+    W.member("package"_key, S.Package);
+    writeStrings(W, "python"_key, S.Python);
+    W.member("expect_prefix"_key, S.ExpectPrefix);
   }
   void operator()(const preflight::RunStep &S) {
-    writeStrings(W, "argv", S.Argv);
-    writeNumber(W, "timeout_s", S.TimeoutS);
+    writeStrings(W, "argv"_key, S.Argv);
+    writeNumber(W, "timeout_s"_key, S.TimeoutS);
   }
   void operator()(const preflight::Capture &S) {
-    W.member("name", S.Name);
-    writeStrings(W, "argv", S.Argv);
-    writeNumber(W, "timeout_s", S.TimeoutS);
+    W.member("name"_key, S.Name);
+    writeStrings(W, "argv"_key, S.Argv);
+    writeNumber(W, "timeout_s"_key, S.TimeoutS);
     if (S.SimulatedOutput)
-      W.member("simulated_output", *S.SimulatedOutput);
+      W.member("simulated_output"_key, *S.SimulatedOutput);
   }
 };
 
@@ -278,36 +278,36 @@ struct WorkloadFields {
   void operator()(std::monostate) { W.null(); }
   void operator()(const AgenticWorkload &A) {
     W.beginObject();
-    W.member("kind", "agentic");
-    W.member("trace", A.Trace);
-    writeNumber(W, "duration_s", A.DurationS);
-    writeNumber(W, "warmup_s", A.WarmupS);
-    writeNumber(W, "max_failed_fraction", A.MaxFailedFraction);
+    W.member("kind"_key, "agentic");
+    W.member("trace"_key, A.Trace);
+    writeNumber(W, "duration_s"_key, A.DurationS);
+    writeNumber(W, "warmup_s"_key, A.WarmupS);
+    writeNumber(W, "max_failed_fraction"_key, A.MaxFailedFraction);
     if (A.Endpoint)
-      W.member("endpoint", endpointName(*A.Endpoint));
+      W.member("endpoint"_key, endpointName(*A.Endpoint));
     W.endObject();
   }
   void operator()(const FixedWorkload &F) {
     W.beginObject();
-    W.member("kind", "fixed");
-    W.member("isl", F.Isl);
-    W.member("osl", F.Osl);
-    writeNumber(W, "range_ratio", F.RangeRatio);
+    W.member("kind"_key, "fixed");
+    W.member("isl"_key, F.Isl);
+    W.member("osl"_key, F.Osl);
+    writeNumber(W, "range_ratio"_key, F.RangeRatio);
     // v1.1: a v1 plan's lengths are vLLM's rule, so "around" needs no
     // field and such a plan stays v1.
     if (F.RangeRule == "below")
-      W.member("range_rule", F.RangeRule);
-    W.member("num_prompts", F.NumPrompts);
-    W.member("warmup", F.Warmup);
-    W.member("ignore_eos", true);
-    writeNumber(W, "request_rate", F.RequestRate);
+      W.member("range_rule"_key, F.RangeRule);
+    W.member("num_prompts"_key, F.NumPrompts);
+    W.member("warmup"_key, F.Warmup);
+    W.member("ignore_eos"_key, true);
+    writeNumber(W, "request_rate"_key, F.RequestRate);
     if (F.UseChatTemplate)
-      W.member("use_chat_template", *F.UseChatTemplate);
+      W.member("use_chat_template"_key, *F.UseChatTemplate);
     if (F.Endpoint)
-      W.member("endpoint", endpointName(*F.Endpoint));
+      W.member("endpoint"_key, endpointName(*F.Endpoint));
     if (F.PromptMode) {
-      W.member("prompt_mode", *F.PromptMode);
-      W.member("tokenizer", F.Tokenizer);
+      W.member("prompt_mode"_key, *F.PromptMode);
+      W.member("tokenizer"_key, F.Tokenizer);
     }
     W.endObject();
   }
@@ -316,17 +316,17 @@ struct WorkloadFields {
 
 static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
   W.beginObject();
-  W.member("name", P.Name);
-  W.member("role", P.Role);
-  W.member("node_rank", P.NodeRank);
-  writeStrings(W, "argv", P.Argv);
-  W.key("env");
+  W.member("name"_key, P.Name);
+  W.member("role"_key, P.Role);
+  W.member("node_rank"_key, P.NodeRank);
+  writeStrings(W, "argv"_key, P.Argv);
+  W.key("env"_key);
   W.beginObject();
   for (const auto &[Name, Value] : P.Env)
     W.member(Name, Value);
   W.endObject();
-  writeStrings(W, "env_unset", P.EnvUnset);
-  W.key("gpus");
+  writeStrings(W, "env_unset"_key, P.EnvUnset);
+  W.key("gpus"_key);
   if (P.Gpus) {
     W.beginArray();
     for (int64_t G : *P.Gpus)
@@ -335,114 +335,207 @@ static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
   } else {
     W.null();
   }
-  W.member("numa", nullptr);
-  writeOr(W, "port", P.Port);
-  W.key("endpoints");
+  W.member("numa"_key, nullptr);
+  writeOr(W, "port"_key, P.Port);
+  W.key("endpoints"_key);
   if (P.Endpoints)
     writePairs(W, *P.Endpoints,
                [&](const std::string &Path) { W.string(Path); });
   else
     W.null();
-  writeStrings(W, "after", P.After);
-  W.key("ready");
+  writeStrings(W, "after"_key, P.After);
+  W.key("ready"_key);
   W.beginObject();
-  writeNumber(W, "startup_timeout_s", P.StartupTimeoutS);
-  writeNumber(W, "stall_timeout_s", P.StallTimeoutS);
-  writeOr(W, "requires_model", P.RequiresModel);
+  writeNumber(W, "startup_timeout_s"_key, P.StartupTimeoutS);
+  writeNumber(W, "stall_timeout_s"_key, P.StallTimeoutS);
+  writeOr(W, "requires_model"_key, P.RequiresModel);
   switch (P.Ready) {
   case ProcessSpec::Readiness::Default:
     break;
   case ProcessSpec::Readiness::Tcp:
-    W.member("kind", "tcp");
+    W.member("kind"_key, "tcp");
     break;
   case ProcessSpec::Readiness::Alive:
-    W.member("kind", "alive");
-    writeNumber(W, "alive_s", P.AliveS);
+    W.member("kind"_key, "alive");
+    writeNumber(W, "alive_s"_key, P.AliveS);
     break;
   }
   W.endObject();
-  W.member("serves_api", P.ServesApi);
+  W.member("serves_api"_key, P.ServesApi);
   if (V11) {
-    W.member("template", P.Template);
-    W.member("replica", P.Replica);
-    writeOr(W, "node", P.Node);
+    W.member("template"_key, P.Template);
+    W.member("replica"_key, P.Replica);
+    writeOr(W, "node"_key, P.Node);
     if (P.SimRouter) {
-      W.key("sim_router");
+      W.key("sim_router"_key);
       W.beginObject();
-      writeOr(W, "policy", P.SimRouter->Policy);
-      writeOr(W, "header", P.SimRouter->Header);
+      writeOr(W, "policy"_key, P.SimRouter->Policy);
+      writeOr(W, "header"_key, P.SimRouter->Header);
       W.endObject();
     }
   }
   W.endObject();
 }
 
-void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
+static void writeKnob(JsonWriter &W, const PlanKnob &K) {
+  writeObject(W, [&] {
+    W.member("name"_key, std::string_view(K.Name));
+    W.key("value"_key);
+    writeValue(*K.Value, W);
+    W.key("origin"_key);
+    writeOrigin(W, K.Origin);
+  });
+}
+
+/// Whether writeValue writes A and B the same: the same kind and content
+/// for the values held inline or compared by content here, else the very
+/// same value (a copy of it: Sema shares one value between the cells it
+/// does not change in).
+static bool writesTheSame(const sema::Value &A, const sema::Value &B) {
+  if (A.kind() != B.kind())
+    return false;
+  switch (A.kind()) {
+  case sema::ValueKind::None:
+    return true;
+  case sema::ValueKind::Int:
+  case sema::ValueKind::Bool:
+    return A.getInt() == B.getInt();
+  case sema::ValueKind::String:
+  case sema::ValueKind::Enum:
+    return A.getString() == B.getString();
+  case sema::ValueKind::Float:
+    // Both floats: equal means the same number, so the same text.
+    return A == B;
+  default:
+    return A.isSameAs(B);
+  }
+}
+
+static bool sameOrigin(const KnobOrigin &A, const KnobOrigin &B) {
+  if (A.Level != B.Level || A.Where.has_value() != B.Where.has_value())
+    return false;
+  // The file names of one compilation are one string each: the same
+  // view unless the names differ.
+  return !A.Where ||
+         (A.Where->Line == B.Where->Line && A.Where->Col == B.Where->Col &&
+          ((A.Where->File.data() == B.Where->File.data() &&
+            A.Where->File.size() == B.Where->File.size()) ||
+           A.Where->File == B.Where->File));
+}
+
+namespace {
+/// The text of each knob of the cell written last, by the knob's place in
+/// the cell's sorted list. Most knobs of a plan are the same in every
+/// cell (the same value from the same assignment), and a knob is a dozen
+/// tokens of writing: the next cell copies the text when name, value and
+/// origin are those it was written from, and writes the knob (keeping its
+/// new text) otherwise.
+class KnobTexts {
+public:
+  void write(JsonWriter &W, size_t Index, const PlanKnob &K) {
+    if (Index >= Entries.size())
+      Entries.resize(Index + 1);
+    Entry &E = Entries[Index];
+    if (E.Depth == W.depth() && E.Name == K.Name &&
+        sameOrigin(E.Origin, K.Origin) && writesTheSame(E.Value, *K.Value))
+      return W.rawValue(E.Text);
+    size_t Before = W.text().size();
+    writeKnob(W, K);
+    // What was written: the separator before the object, then the object.
+    std::string_view Text = W.text().substr(Before);
+    Text.remove_prefix(Text.find('{'));
+    E.Name.assign(K.Name.data(), K.Name.size());
+    // A copy of the value keeps it alive, so isSameAs cannot mistake a
+    // later value for it.
+    E.Value = *K.Value;
+    E.Origin = K.Origin;
+    E.Depth = W.depth();
+    E.Text.assign(Text.data(), Text.size());
+  }
+
+private:
+  struct Entry {
+    std::string Name;
+    sema::Value Value;
+    KnobOrigin Origin;
+    size_t Depth = 0; ///< Never a knob's depth: a new entry never matches.
+    std::string Text;
+  };
+  std::vector<Entry> Entries;
+};
+} // namespace
+
+/// writeCell, copying the text of a knob the cell before wrote the same
+/// when Knobs is given.
+static void writeCellWith(const PlanCell &C, JsonWriter &W, KnobTexts *Knobs) {
   W.beginObject();
-  W.member("id", C.Id);
-  W.member("recipe", C.Recipe);
+  W.member("id"_key, C.Id);
+  W.member("recipe"_key, C.Recipe);
   // v1.1's fields only in a cell that uses v1.1, so a v1 plan stays v1.
   bool V11 = usesV11(C);
   if (V11) {
-    writeOr(W, "arm", C.Arm);
+    writeOr(W, "arm"_key, C.Arm);
   }
-  W.member("conc", C.Conc);
-  writeOr(W, "band", C.Band);
-  writeOr(W, "server_from", C.ServerFrom);
-  W.member("gpus", C.Gpus);
-  W.member("nodes", C.Nodes);
+  W.member("conc"_key, C.Conc);
+  writeOr(W, "band"_key, C.Band);
+  writeOr(W, "server_from"_key, C.ServerFrom);
+  W.member("gpus"_key, C.Gpus);
+  W.member("nodes"_key, C.Nodes);
   if (V11) {
-    W.key("gpus_by_role");
+    W.key("gpus_by_role"_key);
     writePairs(W, C.GpusByRole, [&](int64_t Gpus) { W.number(Gpus); });
-    W.member("server_reuse",
+    W.member("server_reuse"_key,
              C.ServerReuse == PlanCell::Reuse::Arm ? "arm" : "cell");
   }
-  writeArray(W, "knobs", C.Knobs, [&](const PlanKnob &K) {
+  W.key("knobs"_key);
+  W.beginArray();
+  for (size_t N = 0; N < C.Knobs.size(); ++N)
+    if (Knobs)
+      Knobs->write(W, N, C.Knobs[N]);
+    else
+      writeKnob(W, C.Knobs[N]);
+  W.endArray();
+  writeArray(W, "preflight"_key, C.Preflight, [&](const PreflightStep &S) {
     writeObject(W, [&] {
-      W.member("name", std::string_view(K.Name));
-      W.key("value");
-      writeValue(K.Value, W);
-      W.key("origin");
-      writeOrigin(W, K.Origin);
-    });
-  });
-  writeArray(W, "preflight", C.Preflight, [&](const PreflightStep &S) {
-    writeObject(W, [&] {
-      W.member("action", actionName(S));
+      W.member("action"_key, actionName(S));
       std::visit(PreflightFields{W}, S);
     });
   });
-  writeArray(W, "processes", C.Processes,
+  writeArray(W, "processes"_key, C.Processes,
              [&](const ProcessSpec &P) { writeProcess(W, P, V11); });
   // v1.1: only a cell with files has the field, so a v1 plan stays v1.
   if (!C.Files.empty())
-    writeArray(W, "files", C.Files, [&](const PlanFile &F) {
+    writeArray(W, "files"_key, C.Files, [&](const PlanFile &F) {
       writeObject(W, [&] {
-        W.member("name", F.Name);
-        W.member("content", F.Content);
+        W.member("name"_key, F.Name);
+        W.member("content"_key, F.Content);
       });
     });
-  W.key("client");
+  W.key("client"_key);
   W.beginObject();
-  W.member("target", C.Client.Target);
-  W.member("served_model_name", C.Client.ServedModelName);
-  W.member("concurrency", C.Client.Concurrency);
-  W.key("workload");
+  W.member("target"_key, C.Client.Target);
+  W.member("served_model_name"_key, C.Client.ServedModelName);
+  W.member("concurrency"_key, C.Client.Concurrency);
+  W.key("workload"_key);
   std::visit(WorkloadFields{W}, C.Client.Workload);
-  writeOr(W, "session_header", C.Client.SessionHeader);
+  writeOr(W, "session_header"_key, C.Client.SessionHeader);
   W.endObject();
-  writeArray(W, "profile", C.Profile, [&](const ProfileWindow &P) {
+  writeArray(W, "profile"_key, C.Profile, [&](const ProfileWindow &P) {
     writeObject(W, [&] {
-      writeNumber(W, "start_s", P.StartS);
-      writeNumber(W, "duration_s", P.DurationS);
+      writeNumber(W, "start_s"_key, P.StartS);
+      writeNumber(W, "duration_s"_key, P.DurationS);
     });
   });
-  W.key("validity");
+  W.key("validity"_key);
   W.beginObject();
-  writeNumber(W, "max_error_rate", C.MaxErrorRate);
-  writeOr(W, "required_metric_prefix", C.RequiredMetricPrefix);
+  writeNumber(W, "max_error_rate"_key, C.MaxErrorRate);
+  writeOr(W, "required_metric_prefix"_key, C.RequiredMetricPrefix);
   W.endObject();
   W.endObject();
+}
+
+void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
+  writeCellWith(C, W, nullptr);
 }
 
 static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
@@ -515,15 +608,16 @@ void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
     W.key(It.key());
     W.value(It.value());
   }
-  W.key("cells");
+  W.key("cells"_key);
   W.beginArray();
   auto Flush = [&] {
     std::string_view Text = W.text();
     OS.write(Text.data(), Text.size());
     W.clear();
   };
+  KnobTexts Knobs;
   for (size_t I = 0; I < Plan.size(); ++I) {
-    writeCell(Plan.cell(I), W);
+    writeCellWith(Plan.cell(I), W, &Knobs);
     // The cells of a plan are about the same size: once the first is
     // written, a stream into memory (compileToPlanJSON's string) makes
     // room for the whole plan at once instead of regrowing and copying

@@ -28,14 +28,60 @@ void JsonWriter::grow(size_t N) {
   Cap = NewCap;
 }
 
-void JsonWriter::newline(size_t Depth) {
-  if (Indent < 0)
-    return;
+namespace {
+/// The longest indentation copied from Run; deeper lines are filled.
+constexpr size_t RunSpaces = 128;
+/// A comma, a newline and RunSpaces spaces, then a few more bytes so
+/// copyRun may copy whole 16-byte blocks past what it needs.
+struct SeparatorRun {
+  char Text[2 + RunSpaces + 16] = {};
+  constexpr SeparatorRun() {
+    Text[0] = ',';
+    Text[1] = '\n';
+    for (size_t I = 2; I < sizeof(Text); ++I)
+      Text[I] = ' ';
+  }
+};
+constexpr SeparatorRun Run;
+} // namespace
+
+/// Copies N bytes in whole 16-byte blocks, which the compiler turns into a
+/// few vector moves instead of a call to memcpy: a separator is mostly
+/// under 16 bytes. Dst and Src must both have N + 15 bytes.
+static void copyRun(char *Dst, const char *Src, size_t N) {
+  for (size_t I = 0; I < N; I += 16)
+    std::memcpy(Dst + I, Src + I, 16);
+}
+
+char *JsonWriter::separator(bool Comma, size_t Depth, size_t Extra) {
+  if (Indent < 0) {
+    char *P = room(1 + Extra);
+    if (Comma)
+      *P++ = ',';
+    return P;
+  }
   size_t Spaces = Depth * static_cast<size_t>(Indent);
-  char *P = room(1 + Spaces);
-  *P = '\n';
-  std::memset(P + 1, ' ', Spaces);
-  Size += 1 + Spaces;
+  size_t N = size_t(Comma) + 1 + Spaces;
+  // 15 bytes of slack for copyRun's last block, overwritten by what
+  // follows or left past the end of the text.
+  char *P = room(N + 15 + Extra);
+  if (Spaces <= RunSpaces) {
+    copyRun(P, Run.Text + !Comma, N);
+  } else {
+    P[0] = ',';
+    P[Comma] = '\n';
+    std::memset(P + Comma + 1, ' ', Spaces);
+  }
+  return P + N;
+}
+
+char *JsonWriter::beforeKey(size_t Extra) {
+  assert(!Stack.empty() && Stack.back().IsObject && !AfterKey &&
+         "a key belongs in an object, before its value");
+  Level &L = Stack.back();
+  bool Comma = !L.Empty;
+  L.Empty = false;
+  return separator(Comma, Stack.size(), Extra);
 }
 
 void JsonWriter::beforeValue() {
@@ -46,22 +92,10 @@ void JsonWriter::beforeValue() {
   if (Stack.empty())
     return;
   assert(!Stack.back().IsObject && "a value in an object needs a key");
-  if (!Stack.back().Empty)
-    put(',');
-  Stack.back().Empty = false;
-  newline(Stack.size());
-}
-
-void JsonWriter::key(std::string_view K) {
-  assert(!Stack.empty() && Stack.back().IsObject && !AfterKey &&
-         "a key belongs in an object, before its value");
-  if (!Stack.back().Empty)
-    put(',');
-  Stack.back().Empty = false;
-  newline(Stack.size());
-  putString(K);
-  put(Indent < 0 ? std::string_view(":") : std::string_view(": "));
-  AfterKey = true;
+  Level &L = Stack.back();
+  bool Comma = !L.Empty;
+  L.Empty = false;
+  Size = static_cast<size_t>(separator(Comma, Stack.size(), 0) - Buf.get());
 }
 
 void JsonWriter::beginObject() {
@@ -81,9 +115,9 @@ void JsonWriter::end(bool IsObject) {
          "ends the container begun last");
   bool Empty = Stack.back().Empty;
   Stack.pop_back();
-  if (!Empty)
-    newline(Stack.size());
-  put(IsObject ? '}' : ']');
+  char *P = Empty ? room(1) : separator(false, Stack.size(), 1);
+  *P++ = IsObject ? '}' : ']';
+  Size = static_cast<size_t>(P - Buf.get());
 }
 
 void JsonWriter::endObject() { end(true); }
@@ -180,12 +214,78 @@ static bool hasEscapedByte(uint64_t W) {
 /// (`\u00xx`) per byte at worst.
 static size_t maxLiteralSize(std::string_view S) { return 6 * S.size() + 2; }
 
+static uint64_t load64(const char *P) {
+  uint64_t W;
+  std::memcpy(&W, P, 8);
+  return W;
+}
+static uint32_t load32(const char *P) {
+  uint32_t W;
+  std::memcpy(&W, P, 4);
+  return W;
+}
+
+/// Copies the N bytes at P to Dst when none of them needs escaping and
+/// returns true, with the bits of every byte or-ed into Bits (so the
+/// caller sees whether any is not ASCII); returns false as soon as one
+/// does (what was written at Dst is then to be overwritten). Checked eight
+/// bytes at a time with word arithmetic, the last word overlapping the one
+/// before it rather than finishing byte by byte, and a short string as two
+/// overlapping halves: a plan's strings are mostly under 16 bytes, where a
+/// byte loop or a memcpy call cost more than the check. It never reads or
+/// writes outside the N bytes.
+static bool copyIfPlain(char *Dst, const char *P, size_t N, uint64_t &Bits) {
+  if (N >= 8) {
+    size_t I = 0;
+    for (; I + 8 <= N; I += 8) {
+      uint64_t W = load64(P + I);
+      if (hasEscapedByte(W))
+        return false;
+      Bits |= W;
+      std::memcpy(Dst + I, &W, 8);
+    }
+    if (I != N) {
+      uint64_t W = load64(P + N - 8);
+      if (hasEscapedByte(W))
+        return false;
+      Bits |= W;
+      std::memcpy(Dst + N - 8, &W, 8);
+    }
+    return true;
+  }
+  if (N >= 4) {
+    uint32_t Lo = load32(P), Hi = load32(P + N - 4);
+    uint64_t W = Lo | uint64_t(Hi) << 32;
+    if (hasEscapedByte(W))
+      return false;
+    Bits |= W;
+    std::memcpy(Dst, &Lo, 4);
+    std::memcpy(Dst + N - 4, &Hi, 4);
+    return true;
+  }
+  if (N == 0)
+    return true;
+  // One to three bytes: the first, the middle and the last (the same byte
+  // twice when N < 3), in a word padded with 'a', which needs no escape.
+  unsigned char First = P[0], Mid = P[N / 2], Last = P[N - 1];
+  uint64_t W = 0x6161616161000000ULL | uint64_t(First) | uint64_t(Mid) << 8 |
+               uint64_t(Last) << 16;
+  if (hasEscapedByte(W))
+    return false;
+  Bits |= W;
+  Dst[0] = static_cast<char>(First);
+  Dst[N / 2] = static_cast<char>(Mid);
+  Dst[N - 1] = static_cast<char>(Last);
+  return true;
+}
+
 /// S as nlohmann's dump writes valid UTF-8 with ensure_ascii off, at Dst
 /// (room for maxLiteralSize(S)): the two-character escapes it knows, other
 /// control characters as \u00xx (lower-case hex), everything else as is.
 /// Returns the end, or null when S holds a byte above ASCII and is not
-/// valid UTF-8 (what was written at Dst is then to be discarded).
-static char *escapeInto(char *Dst, std::string_view S) {
+/// valid UTF-8 (what was written at Dst is then to be discarded). The
+/// general case of escapeInto, for a string with a byte to escape.
+static char *escapeSlow(char *Dst, std::string_view S) {
   *Dst++ = '"';
   const char *P = S.data(), *E = S.data() + S.size();
   unsigned char High = 0; // The bits of every byte copied: 0x80 if any is
@@ -251,6 +351,19 @@ static char *escapeInto(char *Dst, std::string_view S) {
   return Dst;
 }
 
+/// S as escapeSlow writes it, copied in one go when no byte of it needs
+/// escaping (nearly every string of a plan).
+static char *escapeInto(char *Dst, std::string_view S) {
+  uint64_t Bits = 0;
+  if (!copyIfPlain(Dst + 1, S.data(), S.size(), Bits))
+    return escapeSlow(Dst, S);
+  if ((Bits & HighBits) && !isValidUtf8(S))
+    return nullptr;
+  Dst[0] = '"';
+  Dst[S.size() + 1] = '"';
+  return Dst + S.size() + 2;
+}
+
 void JsonWriter::putString(std::string_view S) {
   if (char *End = escapeInto(room(maxLiteralSize(S)), S)) {
     Size = static_cast<size_t>(End - Buf.get());
@@ -260,6 +373,13 @@ void JsonWriter::putString(std::string_view S) {
   std::string Valid = sanitizeUtf8(S);
   Size = static_cast<size_t>(escapeInto(room(maxLiteralSize(Valid)), Valid) -
                              Buf.get());
+}
+
+void JsonWriter::key(std::string_view K) {
+  Size = static_cast<size_t>(beforeKey(0) - Buf.get());
+  putString(K);
+  put(Indent < 0 ? std::string_view(":") : std::string_view(": "));
+  AfterKey = true;
 }
 
 void JsonWriter::appendString(std::string &Out, std::string_view S) {

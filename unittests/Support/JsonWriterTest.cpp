@@ -15,6 +15,7 @@
 #include <random>
 
 using namespace arecipe::support;
+using namespace arecipe::support::json_literals;
 using nlohmann::ordered_json;
 
 namespace {
@@ -139,6 +140,140 @@ TEST(JsonWriter, EveryByteEscapedAsDumpEscapesIt) {
   ordered_json V;
   V["k\"\n\x01"] = "v";
   EXPECT_EQ(W.text(), V.dump(2));
+}
+
+TEST(JsonWriter, LiteralKeysWriteWhatStringKeysWrite) {
+  // A JsonKey is copied with its separator and indentation without being
+  // escaped; the text is the dump's in every layout, first member or not,
+  // in objects nested in arrays and objects.
+  for (int Indent : {-1, 0, 2, 4}) {
+    JsonWriter W(Indent);
+    W.beginObject();
+    W.member("id"_key, "c1");
+    W.key("knobs"_key);
+    W.beginArray();
+    for (int I = 0; I < 2; ++I) {
+      W.beginObject();
+      W.member("name"_key, std::string_view("tp"));
+      W.member("value"_key, int64_t(I));
+      W.key(JsonKey("origin"));
+      W.beginObject();
+      W.member("level"_key, "recipe");
+      W.endObject();
+      W.endObject();
+    }
+    W.endArray();
+    W.key("empty"_key);
+    W.beginObject();
+    W.endObject();
+    W.member(""_key, nullptr);
+    W.endObject();
+    ordered_json V = ordered_json::parse(R"({"id": "c1", "knobs": [
+      {"name": "tp", "value": 0, "origin": {"level": "recipe"}},
+      {"name": "tp", "value": 1, "origin": {"level": "recipe"}}],
+      "empty": {}, "": null})");
+    EXPECT_EQ(W.text(), V.dump(Indent)) << "indent " << Indent;
+  }
+}
+
+TEST(JsonWriter, IndentationDeeperThanTheRunOfSpaces) {
+  // Indentation is copied from a run of 128 spaces; a deeper line is
+  // filled instead. Both sides of that depth, with keys of both kinds and
+  // array elements.
+  for (int Indent : {2, 3}) {
+    JsonWriter W(Indent);
+    ordered_json V = ordered_json::array();
+    ordered_json *Inner = &V;
+    W.beginArray();
+    for (int Depth = 0; Depth < 80; ++Depth) {
+      W.beginObject();
+      W.member("d"_key, int64_t(Depth));
+      W.key("next");
+      W.beginArray();
+      W.string("x");
+      ordered_json Level;
+      Level["d"] = Depth;
+      Level["next"] = ordered_json::array({"x"});
+      Inner->push_back(std::move(Level));
+      Inner = &Inner->back()["next"];
+    }
+    for (int Depth = 0; Depth < 80; ++Depth) {
+      W.endArray();
+      W.endObject();
+    }
+    W.endArray();
+    EXPECT_TRUE(W.complete());
+    EXPECT_EQ(W.text(), V.dump(Indent)) << "indent " << Indent;
+  }
+}
+
+TEST(JsonWriter, EveryLengthWithAByteToEscapeAnywhere) {
+  // Strings are checked as overlapping words (8 bytes and more), two
+  // overlapping halves (4 to 7) or three bytes (1 to 3): every length up
+  // to 40, plain and with one byte to escape (or a non-ASCII one) at each
+  // position, as values and as keys.
+  const char Specials[] = {'"', '\\', '\n', '\x01', '\x1f', '\x7f', ' ', '~'};
+  for (size_t Len = 0; Len <= 40; ++Len) {
+    std::string Plain;
+    for (size_t I = 0; I < Len; ++I)
+      Plain += static_cast<char>('a' + I % 26);
+    ASSERT_EQ(stringLiteral(Plain), ordered_json(Plain).dump()) << Len;
+    for (size_t Pos = 0; Pos < Len; ++Pos) {
+      for (char C : Specials) {
+        std::string T = Plain;
+        T[Pos] = C;
+        ASSERT_EQ(stringLiteral(T), ordered_json(T).dump())
+            << "byte " << int(C) << " at " << Pos << " of " << Len;
+        JsonWriter W;
+        W.beginObject();
+        W.member(T, T);
+        W.endObject();
+        ordered_json V;
+        V[T] = T;
+        ASSERT_EQ(W.text(), V.dump(2));
+      }
+      // A byte above ASCII: valid UTF-8 is copied, a lone byte replaced.
+      std::string U = Plain.substr(0, Pos) + "\xc3\xa9" + Plain.substr(Pos);
+      ASSERT_EQ(stringLiteral(U), ordered_json(U).dump()) << Pos;
+      std::string B = Plain;
+      B[Pos] = '\xff';
+      ASSERT_EQ(stringLiteral(B),
+                ordered_json(B).dump(-1, ' ', false,
+                                     nlohmann::json::error_handler_t::replace))
+          << Pos;
+    }
+  }
+}
+
+TEST(JsonWriter, RawValueCopiesTextWrittenAtTheSameDepth) {
+  // A value written once, its text taken without the separator before it,
+  // then copied as the next elements: the same as writing each of them.
+  for (int Indent : {-1, 2}) {
+    JsonWriter W(Indent);
+    W.beginObject();
+    W.key("list"_key);
+    W.beginArray();
+    size_t Before = W.text().size();
+    size_t Depth = W.depth();
+    W.beginObject();
+    W.member("k"_key, "v");
+    W.key("n"_key);
+    W.beginArray();
+    W.number(int64_t(1));
+    W.endArray();
+    W.endObject();
+    std::string Text(W.text().substr(Before));
+    Text.erase(0, Text.find('{'));
+    EXPECT_EQ(W.depth(), Depth);
+    W.rawValue(Text);
+    W.rawValue(Text);
+    W.endArray();
+    W.endObject();
+    EXPECT_TRUE(W.complete());
+    ordered_json V = ordered_json::parse(R"({"list": [
+      {"k": "v", "n": [1]}, {"k": "v", "n": [1]}, {"k": "v", "n": [1]}]})");
+    EXPECT_EQ(W.text(), V.dump(Indent)) << "indent " << Indent;
+  }
 }
 
 TEST(JsonWriter, LongStringsEscapedAcrossBufferGrowth) {

@@ -56,11 +56,13 @@ struct KnobOrigin {
   sema::Level Level = sema::Level::Default;
 };
 
-/// A cell's knob. Name is a view of the name in Sema's cell (the plan has
-/// about a hundred knobs per cell; they are not copied).
+/// A cell's knob. Name and Value are views of the name and value in Sema's
+/// cell (the plan has about a hundred knobs per cell; they are not copied,
+/// and a copy of a value would count a reference to its contents up and
+/// down again), so a PlanCell is written while the compilation exists.
 struct PlanKnob {
   llvm::StringRef Name;
-  sema::Value Value;
+  const sema::Value *Value = nullptr;
   KnobOrigin Origin;
 };
 

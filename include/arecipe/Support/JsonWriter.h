@@ -18,6 +18,13 @@
 // across clear(): each token checks the room it needs once and is then
 // copied or formatted in place (no std::string append per token, no
 // temporary per value), since writing is most of what `--emit plan` costs.
+// A plan is mostly short keys, short strings and indentation, so those
+// three have their own fast paths: a key known when the program is
+// compiled (JsonKey, `"name"_key`) is checked then and copied with its
+// separator, indentation, quotes and colon after one check of the room; a
+// string is checked eight bytes at a time and copied in one go when
+// nothing in it needs escaping; indentation is copied from a run of
+// spaces made once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +42,31 @@
 
 namespace arecipe::support {
 
+/// An object key that is a literal of the program: checked when the
+/// program is compiled to need no escaping (no control character, quote,
+/// backslash or non-ASCII byte; a key that does is a compile error, since
+/// the constructor is consteval), so the writer copies it as it is.
+class JsonKey {
+public:
+  consteval explicit JsonKey(std::string_view K) : S(K) {
+    for (char C : K)
+      if (static_cast<unsigned char>(C) < 0x20 ||
+          static_cast<unsigned char>(C) >= 0x80 || C == '"' || C == '\\')
+        throw "a JsonKey is written as it is: no byte of it may need escaping";
+  }
+  constexpr std::string_view text() const { return S; }
+
+private:
+  std::string_view S;
+};
+
+namespace json_literals {
+/// `"name"_key`: JsonKey("name").
+consteval JsonKey operator""_key(const char *K, size_t N) {
+  return JsonKey(std::string_view(K, N));
+}
+} // namespace json_literals
+
 class JsonWriter {
 public:
   /// Indent < 0 writes one line with no spaces (`dump()`); otherwise
@@ -47,6 +79,20 @@ public:
   void endArray();
   /// The next member's key (inside an object; a value must follow).
   void key(std::string_view K);
+  /// The same for a key checked when the program was compiled: copied
+  /// with its separator and indentation without looking at its bytes.
+  /// Inline, so the key's length is a constant where it is called.
+  void key(JsonKey K) {
+    std::string_view S = K.text();
+    char *P = beforeKey(S.size() + 4);
+    *P++ = '"';
+    std::memcpy(P, S.data(), S.size());
+    P += S.size();
+    std::memcpy(P, "\": ", 3);
+    P += Indent < 0 ? 2 : 3;
+    Size = static_cast<size_t>(P - Buf.get());
+    AfterKey = true;
+  }
 
   void null();
   void boolean(bool B);
@@ -55,12 +101,28 @@ public:
   /// NaN and infinities are written as `null`, as nlohmann does.
   void number(double D);
   void string(std::string_view S);
+  /// Text this writer wrote earlier for one value at the same depth (from
+  /// the value's first byte to its last, no separator before it), copied
+  /// as it is after the separator the current position needs: a caller
+  /// that writes the same value again, as a plan's cells do for most of
+  /// their knobs, copies it instead of writing it token by token.
+  void rawValue(std::string_view Json) {
+    beforeValue();
+    put(Json);
+  }
+  /// How many containers are open: a value's text copied by rawValue is
+  /// the same only at the depth it was written at.
+  size_t depth() const { return Stack.size(); }
   /// A document built elsewhere, written at the current position.
   void value(const nlohmann::ordered_json &V);
   void value(const nlohmann::json &V);
 
   /// Shorthands for one member of an object.
   template <typename T> void member(std::string_view K, const T &V) {
+    key(K);
+    write(V);
+  }
+  template <typename T> void member(JsonKey K, const T &V) {
     key(K);
     write(V);
   }
@@ -110,8 +172,14 @@ private:
   void putString(std::string_view S);
   /// Before a value: the separator and indentation its container needs.
   void beforeValue();
+  /// Before a key: writes the separator and indentation, makes room for
+  /// Extra more bytes and returns where they go (Size is not yet moved
+  /// past them).
+  char *beforeKey(size_t Extra);
+  /// Writes the comma (if Comma), the newline and Depth levels of
+  /// indentation, and makes room for Extra more bytes after them.
+  char *separator(bool Comma, size_t Depth, size_t Extra);
   void end(bool IsObject);
-  void newline(size_t Depth);
 
   struct Level {
     bool IsObject;

@@ -1,0 +1,69 @@
+//===- PlanEmitterTest.cpp - The plan's cells as writeCell writes them ----===//
+//
+// emitPlan copies the text of a knob from the cell before when the knob is
+// the same (name, value, origin), instead of writing it again; writeCell
+// alone never does. Each cell of a plan must be the same bytes either way,
+// in plans whose knobs change between cells (bands, arms, disaggregated
+// roles).
+//
+//===----------------------------------------------------------------------===//
+
+#include "arecipe/Codegen/PlanEmitter.h"
+
+#include "arecipe/Basic/TextDiagnosticPrinter.h"
+#include "arecipe/Frontend/CompilerInstance.h"
+#include "arecipe/Support/JsonWriter.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace arecipe;
+
+namespace {
+
+const std::string Root = ARECIPE_SOURCE_ROOT;
+
+TEST(PlanEmitter, CellsCopiedFromTheCellBeforeAreTheCellsWrittenAlone) {
+  for (const char *Example :
+       {"examples/kimik3-mi355x-atom.arecipe",
+        "examples/suite/03-gptoss-fp4-h100-vllm.arecipe",
+        "examples/corpus/08-dsv4-fp4-mi355x-sglang-disagg.arecipe",
+        "examples/corpus/06-qwen3.5-fp8-mi355x-atom-mtp.arecipe"}) {
+    SCOPED_TRACE(Example);
+    frontend::CompilerInvocation Inv;
+    Inv.MainFile = Root + "/" + Example;
+    Inv.IncludeDirs = {Root + "/examples"};
+    Inv.StdRoot = Root;
+    std::string Diags;
+    llvm::raw_string_ostream DiagOS(Diags);
+    TextDiagnosticPrinter Printer(DiagOS, "PlanEmitterTest");
+    frontend::CompilerInstance CI(Inv, &Printer);
+    codegen::PlanLowering *Plan = CI.lowerPlan();
+    ASSERT_NE(Plan, nullptr) << DiagOS.str();
+    ASSERT_GT(Plan->size(), 5u);
+
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    codegen::emitPlan(*Plan, OS);
+    OS.flush();
+
+    // The same cells at the same depth, each written on its own (cell()
+    // lowers a cell again once emitPlan has taken it).
+    support::JsonWriter W;
+    W.beginObject();
+    W.key("cells");
+    W.beginArray();
+    for (size_t I = 0; I < Plan->size(); ++I)
+      codegen::writeCell(Plan->cell(I), W);
+    W.endArray();
+    W.endObject();
+    std::string Alone = std::string(W.text()) + "\n";
+
+    size_t Cells = Text.find("\n  \"cells\": [");
+    ASSERT_NE(Cells, std::string::npos);
+    EXPECT_EQ(Text.substr(Cells), Alone.substr(Alone.find('\n')));
+  }
+}
+
+} // namespace
