@@ -83,8 +83,8 @@ CompilerInstance::CompilerInstance(
   S->SM = std::make_shared<llvm::SourceMgr>();
   S->Diags = std::make_shared<DiagnosticEngine>(*S->SM, Consumer);
   S->Diags->setErrorLimit(this->Invocation.ErrorLimit);
-  S->Files = withOverrides(std::move(FS), /*RealBase=*/false, {},
-                           this->Invocation);
+  S->Files =
+      withOverrides(std::move(FS), /*RealBase=*/false, {}, this->Invocation);
 }
 
 CompilerInstance::CompilerInstance(CompilerInvocation Invocation,
@@ -149,7 +149,8 @@ Status CompilerInstance::parse() {
       Error = R.getError();
   } else {
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> B =
-        Path == "-" ? llvm::MemoryBuffer::getSTDIN() : FS.getBufferForFile(Path);
+        Path == "-" ? llvm::MemoryBuffer::getSTDIN()
+                    : FS.getBufferForFile(Path);
     if (B)
       Buffer = std::move(*B);
     else
@@ -165,11 +166,10 @@ Status CompilerInstance::parse() {
   // never cached: it has no path to be read from again).
   llvm::StringRef Name =
       Path == "-" ? Buffer->getBufferIdentifier() : llvm::StringRef(Path);
-  S->Main = parseSource(*S->SM, Diags, S->Ctx, Invocation.Limits,
-                        Path == "-" ? nullptr : S->Cache, *S->Pins, Name, Name,
-                        Read ? llvm::StringRef(Read->Bytes)
-                             : Buffer->getBuffer(),
-                        llvm::SMLoc());
+  S->Main = parseSource(
+      *S->SM, Diags, S->Ctx, Invocation.Limits,
+      Path == "-" ? nullptr : S->Cache, *S->Pins, Name, Name,
+      Read ? llvm::StringRef(Read->Bytes) : Buffer->getBuffer(), llvm::SMLoc());
   S->Main.RealPath = St ? RealPath : realPath(FS, Name);
   bool Ok = S->Main.AST && !Diags.hasErrors();
   return *(S->Parsed = Ok ? Status::Ok : Status::Failed);

@@ -119,12 +119,12 @@ class FileSource {
 public:
   static constexpr std::chrono::seconds StampMargin{3};
 
-  FileSource(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS,
-             bool RealBase,
-             std::vector<llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem>>
-                 Overrides)
-      : FS(std::move(FS)), RealBase(RealBase),
-        Overrides(std::move(Overrides)) {}
+  FileSource(
+      llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS, bool RealBase,
+      std::vector<llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem>>
+          Overrides)
+      : FS(std::move(FS)), RealBase(RealBase), Overrides(std::move(Overrides)) {
+  }
 
   llvm::vfs::FileSystem &fileSystem() const { return *FS; }
   const llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> &fileSystemRef() const {

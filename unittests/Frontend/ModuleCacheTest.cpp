@@ -166,9 +166,9 @@ TEST(ModuleCacheTest, FileEditedOnDiskIsParsedAgain) {
 /// Sets Path's modification time an hour back: long enough ago that its
 /// stamp stands for its bytes (FileSource in lib/Frontend).
 void age(const std::filesystem::path &Path) {
-  std::filesystem::last_write_time(Path,
-                                   std::filesystem::file_time_type::clock::now() -
-                                       std::chrono::hours(1));
+  std::filesystem::last_write_time(
+      Path,
+      std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
 }
 
 TEST(ModuleCacheTest, SettledFilesAreNotReadAgainAndEditsAreSeen) {
@@ -219,8 +219,7 @@ TEST(ModuleCacheTest, SettledFilesAreNotReadAgainAndEditsAreSeen) {
 
   // Replaced by another file of the same size and time (a new inode).
   std::filesystem::path Other = Dir / "other.arecipe";
-  writeFile(Other.string(),
-            replaced(AtomText, "\"0.0.0.0\"", "\"0.0.0.3\""));
+  writeFile(Other.string(), replaced(AtomText, "\"0.0.0.0\"", "\"0.0.0.3\""));
   std::filesystem::last_write_time(Other,
                                    std::filesystem::last_write_time(LocalAtom));
   std::filesystem::rename(Other, LocalAtom);

@@ -72,7 +72,7 @@ public:
     uint64_t Hits = 0;   ///< Parses skipped.
     uint64_t Misses = 0; ///< Parses done (kept or not).
     uint64_t Entries = 0;
-    uint64_t FileReads = 0; ///< Real files read for want of a trusted stamp.
+    uint64_t FileReads = 0;  ///< Real files read for want of a trusted stamp.
     uint64_t ReadsSaved = 0; ///< Real files not read: their stamp was kept.
   };
   Stats getStats() const;
