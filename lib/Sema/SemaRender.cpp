@@ -167,6 +167,30 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
   return true;
 }
 
+/// Whether a memoised condition that read A may stand for one that reads
+/// B: values of one kind that nothing an expression can do tells apart
+/// (so no number: `1` and `1.0` are equal but print differently).
+static bool sameForMemo(const Value &A, const Value &B) {
+  if (A.kind() != B.kind())
+    return false;
+  switch (A.kind()) {
+  case ValueKind::None:
+    return true;
+  case ValueKind::Bool:
+    return A.getBool() == B.getBool();
+  case ValueKind::Int:
+    return A.getInt() == B.getInt();
+  case ValueKind::String:
+    return A.getString() == B.getString();
+  case ValueKind::Enum:
+    return A.getEnum() == B.getEnum() && A.getString() == B.getString();
+  case ValueKind::Entity:
+    return A.getEntity() == B.getEntity();
+  default:
+    return false;
+  }
+}
+
 std::optional<RecipeState::RenderCond>
 SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
                           const ast::Expr *Cond, const EvalCtx &Ctx,
@@ -178,10 +202,32 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
   if (Cacheable)
     if (auto It = R.RenderConds.find(Key); It != R.RenderConds.end())
       return It->second;
+  // By the values read: a name read without a role is found where
+  // resolveName found it (findCellValue with no role), and only a value
+  // already resolved in this cell is compared, so taking the memo skips
+  // no resolution that evaluating would have done.
+  bool Memoisable = Cacheable && P.ValueRole.empty();
+  auto ValueRead = [&](const std::string &Dep) -> const ResolvedValue * {
+    if (Dep == "conc" || Dep == "concurrency")
+      return nullptr;
+    return findCellValue(R, CS, Dep, "");
+  };
+  if (Memoisable)
+    for (const RecipeState::RenderCondMemo &M : R.RenderCondMemos[Cond]) {
+      bool Same = true;
+      for (size_t N = 0; Same && N < M.Deps.size(); ++N) {
+        const ResolvedValue *RV = ValueRead(M.Deps[N]);
+        Same = RV && RV->L == M.Read[N].second &&
+               sameForMemo(RV->V, M.Read[N].first);
+      }
+      if (Same)
+        return M.Result;
+    }
   std::vector<std::string> Read;
   EvalCtx CondCtx = Ctx;
   CondCtx.Deps = &Read;
   unsigned CellReads = CS.CellReads, ProcessReads = CS.ProcessReads;
+  unsigned Errors = Diags.errorCount(), Warnings = Diags.warningCount();
   std::optional<bool> On = evalBool(Cond, CondCtx, What);
   if (!On)
     return std::nullopt;
@@ -194,9 +240,32 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
       const ResolvedValue *D = CS.C->find(N, P.ValueRole);
       return D && D->L == Level::CommandLine;
     });
-  if (Cacheable && CS.CellReads == CellReads &&
-      CS.ProcessReads == ProcessReads && R.sameInEveryCell(Read))
+  if (!Cacheable || CS.CellReads != CellReads ||
+      CS.ProcessReads != ProcessReads)
+    return Result;
+  if (R.sameInEveryCell(Read)) {
     R.RenderConds[Key] = Result;
+    return Result;
+  }
+  // Kept for its values when it reported nothing (a later cell taking it
+  // would not report either) and every value it read is comparable.
+  constexpr size_t MaxMemos = 8;
+  if (!Memoisable || Diags.errorCount() != Errors ||
+      Diags.warningCount() != Warnings)
+    return Result;
+  std::vector<RecipeState::RenderCondMemo> &Memos = R.RenderCondMemos[Cond];
+  if (Memos.size() >= MaxMemos)
+    return Result;
+  RecipeState::RenderCondMemo M;
+  for (const std::string &Dep : Read) {
+    const ResolvedValue *RV = ValueRead(Dep);
+    if (!RV || !sameForMemo(RV->V, RV->V))
+      return Result;
+    M.Read.emplace_back(RV->V, RV->L);
+  }
+  M.Deps = std::move(Read);
+  M.Result = Result;
+  Memos.push_back(std::move(M));
   return Result;
 }
 
