@@ -168,12 +168,22 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
 }
 
 /// Whether a memoised condition that read A may stand for one that reads
-/// B: values of one kind that nothing an expression can do tells apart
-/// (so no number: `1` and `1.0` are equal but print differently).
+/// B: values that nothing an expression can do tells apart. Not just
+/// equal: `1` and `1.0` are equal but of two kinds, and `1 GiB` and
+/// `1024 MiB` print differently; a list or map only as the very same value.
 static bool sameForMemo(const Value &A, const Value &B) {
+  if (A.isSameAs(B))
+    return true;
   if (A.kind() != B.kind())
     return false;
   switch (A.kind()) {
+  case ValueKind::Float:
+    // Rationals are kept reduced: equal means the same two integers.
+    return A.getNumber() == B.getNumber();
+  case ValueKind::Quantity: {
+    const Quantity &QA = A.getQuantity(), &QB = B.getQuantity();
+    return QA == QB && QA.preferredUnit() == QB.preferredUnit();
+  }
   case ValueKind::None:
     return true;
   case ValueKind::Bool:
@@ -259,7 +269,7 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
   RecipeState::RenderCondMemo M;
   for (const std::string &Dep : Read) {
     const ResolvedValue *RV = ValueRead(Dep);
-    if (!RV || !sameForMemo(RV->V, RV->V))
+    if (!RV)
       return Result;
     M.Read.emplace_back(RV->V, RV->L);
   }
