@@ -375,9 +375,12 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
   for (const TemplateMember &Member : Template->Body) {
     Ctx.M = Member.M;
     if (auto *K = llvm::dyn_cast<ast::KnobStmt>(Member.S)) {
-      const KnobInfo *Info = Template->findKnob(K->getName().Name);
+      const KnobInfo *Info =
+          Member.Knob >= 0 ? &Template->Knobs[Member.Knob] : nullptr;
+      if (!Info || Info->Stmt != K || Info->Renders.empty())
+        continue;
       const ResolvedValue *RV = ValueOf(K->getName().Name);
-      if (!Info || Info->Stmt != K || !RV || Info->Renders.empty())
+      if (!RV)
         continue;
       KnobRender State;
       for (const RenderInfo &RI : Info->Renders) {
