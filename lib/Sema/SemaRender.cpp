@@ -60,10 +60,12 @@ static std::optional<Value> withMember(const Value &Map,
 }
 
 /// Checks that a member of a JSON flag or a generated file is rendered
-/// once; reports the second knob that renders it.
+/// once; reports the second knob that renders it, naming the target as
+/// `WhereKind 'Target'` (the label is built only then: this runs per
+/// member, process and cell).
 static bool claimMember(SemaImpl &S, ProcessState &PS, llvm::StringRef Owner,
                         llvm::StringRef Target, llvm::StringRef Key,
-                        llvm::StringRef Where, llvm::SMRange Range) {
+                        llvm::StringRef WhereKind, llvm::SMRange Range) {
   for (const auto &[Slot, Prev] : PS.Owners) {
     if (Slot.first != Target)
       continue;
@@ -72,7 +74,8 @@ static bool claimMember(SemaImpl &S, ProcessState &PS, llvm::StringRef Owner,
                    (B.startswith(A) && B[A.size()] == '.');
     if (!Overlap)
       continue;
-    S.diag(Range, DiagID::err_member_conflict) << Owner << Key << Where << Prev;
+    S.diag(Range, DiagID::err_member_conflict)
+        << Owner << Key << (WhereKind + " '" + Target + "'").str() << Prev;
     return false;
   }
   PS.Owners[{Target.str(), Key.str()}] = Owner.str();
@@ -136,15 +139,13 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
       return false;
     break;
   case RenderInfo::Json: {
-    std::string Label = "flag '" + RI.Target + "'";
-    if (!claimMember(S, PS, Knob, RI.Target, RI.Key, Label, Where))
+    if (!claimMember(S, PS, Knob, RI.Target, RI.Key, "flag", Where))
       return false;
     break;
   }
   case RenderInfo::Yaml:
   case RenderInfo::JsonFile: {
-    std::string Label = "file '" + RI.Target + "'";
-    if (!claimMember(S, PS, Knob, RI.Target, RI.Key, Label, Where))
+    if (!claimMember(S, PS, Knob, RI.Target, RI.Key, "file", Where))
       return false;
     auto File = llvm::find_if(PS.MemberFiles, [&](const MemberFile &F) {
       return F.Name == RI.Target;
