@@ -130,6 +130,7 @@ void BM_CompileToPlanJSONCached(benchmark::State &State) {
   State.counters["plan_bytes"] = double(Bytes);
   State.counters["cache_hits"] = double(St.Hits);
   State.counters["cache_misses"] = double(St.Misses);
+  State.counters["file_reads"] = double(St.FileReads);
 }
 BENCHMARK(BM_CompileToPlanJSONCached)->Unit(benchmark::kMicrosecond);
 

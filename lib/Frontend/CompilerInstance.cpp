@@ -17,6 +17,8 @@
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 using namespace arecipe;
 using namespace arecipe::frontend;
 
@@ -28,7 +30,7 @@ struct CompilerInstance::State {
   std::shared_ptr<CachePins> Pins;
   std::shared_ptr<llvm::SourceMgr> SM;
   std::shared_ptr<DiagnosticEngine> Diags;
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS;
+  std::unique_ptr<FileSource> Files;
   ast::ASTContext Ctx;
   std::unique_ptr<ImportSearch> Loader;
   std::unique_ptr<sema::Compilation> Sema;
@@ -40,14 +42,21 @@ struct CompilerInstance::State {
   ModuleCache *Cache = nullptr;
 };
 
-/// The invocation's Overrides laid over Base.
-static llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
-withOverrides(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base,
-              const CompilerInvocation &Inv) {
-  if (!Base)
+/// The invocation's Overrides laid over Base (the real file system when
+/// null), with what Base already lays over the real one (BaseOverrides;
+/// RealBase: whether Base is the real file system under them).
+static std::unique_ptr<FileSource> withOverrides(
+    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base, bool RealBase,
+    std::vector<llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem>>
+        BaseOverrides,
+    const CompilerInvocation &Inv) {
+  if (!Base) {
     Base = llvm::vfs::getRealFileSystem();
+    RealBase = true;
+  }
   if (Inv.Overrides.empty())
-    return Base;
+    return std::make_unique<FileSource>(std::move(Base), RealBase,
+                                        std::move(BaseOverrides));
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Memory(
       new llvm::vfs::InMemoryFileSystem);
   // Relative override paths mean what they mean to Base. (Only the
@@ -61,7 +70,9 @@ withOverrides(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base,
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> Overlay(
       new llvm::vfs::OverlayFileSystem(Base));
   Overlay->pushOverlay(Memory);
-  return Overlay;
+  BaseOverrides.push_back(Memory);
+  return std::make_unique<FileSource>(std::move(Overlay), RealBase,
+                                      std::move(BaseOverrides));
 }
 
 CompilerInstance::CompilerInstance(
@@ -72,7 +83,8 @@ CompilerInstance::CompilerInstance(
   S->SM = std::make_shared<llvm::SourceMgr>();
   S->Diags = std::make_shared<DiagnosticEngine>(*S->SM, Consumer);
   S->Diags->setErrorLimit(this->Invocation.ErrorLimit);
-  S->FS = withOverrides(std::move(FS), this->Invocation);
+  S->Files =
+      withOverrides(std::move(FS), /*RealBase=*/false, {}, this->Invocation);
 }
 
 CompilerInstance::CompilerInstance(CompilerInvocation Invocation,
@@ -81,7 +93,9 @@ CompilerInstance::CompilerInstance(CompilerInvocation Invocation,
   S->Pins = Shared.S->Pins;
   S->SM = Shared.S->SM;
   S->Diags = Shared.S->Diags;
-  S->FS = withOverrides(Shared.S->FS, this->Invocation);
+  S->Files = withOverrides(Shared.S->Files->fileSystemRef(),
+                           Shared.S->Files->realBase(),
+                           Shared.S->Files->overrides(), this->Invocation);
 }
 
 CompilerInstance::~CompilerInstance() = default;
@@ -111,23 +125,52 @@ Status CompilerInstance::parse() {
     return *S->Parsed;
   DiagnosticEngine &Diags = *S->Diags;
   const std::string &Path = Invocation.MainFile;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-      Path == "-" ? llvm::MemoryBuffer::getSTDIN()
-                  : S->FS->getBufferForFile(Path);
-  if (!Buffer) {
+  llvm::vfs::FileSystem &FS = S->Files->fileSystem();
+  // A regular file is read as an import is (through the cache's record
+  // when its stamp is trusted); standard input, or anything else, through
+  // the file system, which also says why it cannot be read.
+  std::optional<llvm::vfs::Status> St;
+  llvm::sys::TimePoint<> Now = std::chrono::system_clock::now();
+  if (Path != "-")
+    if (llvm::ErrorOr<llvm::vfs::Status> Found = FS.status(Path))
+      if (Found->isRegularFile())
+        St = *Found;
+  std::shared_ptr<const FileRecord> Read;
+  std::unique_ptr<llvm::MemoryBuffer> Buffer;
+  std::error_code Error;
+  std::string RealPath;
+  if (St) {
+    RealPath = S->Files->realPathOf(Path, *St, S->Cache);
+    llvm::ErrorOr<std::shared_ptr<const FileRecord>> R =
+        S->Files->read(Path, *St, Now, RealPath, S->Cache);
+    if (R)
+      Read = *R;
+    else
+      Error = R.getError();
+  } else {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> B =
+        Path == "-" ? llvm::MemoryBuffer::getSTDIN()
+                    : FS.getBufferForFile(Path);
+    if (B)
+      Buffer = std::move(*B);
+    else
+      Error = B.getError();
+  }
+  if (!Read && !Buffer) {
     Diags.report(llvm::SMLoc(), DiagID::err_cannot_open_file)
-        << Path << Buffer.getError().message();
+        << Path << Error.message();
     return *(S->Parsed = Status::Unreadable);
   }
   // The buffer is named as the invocation names the file, whatever the
   // file system calls it (standard input keeps its `<stdin>`, and is
   // never cached: it has no path to be read from again).
   llvm::StringRef Name =
-      Path == "-" ? (*Buffer)->getBufferIdentifier() : llvm::StringRef(Path);
-  S->Main = parseSource(*S->SM, Diags, S->Ctx, Invocation.Limits,
-                        Path == "-" ? nullptr : S->Cache, *S->Pins, Name, Name,
-                        (*Buffer)->getBuffer(), llvm::SMLoc());
-  S->Main.RealPath = realPath(*S->FS, Name);
+      Path == "-" ? Buffer->getBufferIdentifier() : llvm::StringRef(Path);
+  S->Main = parseSource(
+      *S->SM, Diags, S->Ctx, Invocation.Limits,
+      Path == "-" ? nullptr : S->Cache, *S->Pins, Name, Name,
+      Read ? llvm::StringRef(Read->Bytes) : Buffer->getBuffer(), llvm::SMLoc());
+  S->Main.RealPath = St ? RealPath : realPath(FS, Name);
   bool Ok = S->Main.AST && !Diags.hasErrors();
   return *(S->Parsed = Ok ? Status::Ok : Status::Failed);
 }
@@ -181,8 +224,8 @@ Status CompilerInstance::analyze() {
     return *S->Analyzed;
   if (Status P = parse(); P != Status::Ok)
     return *(S->Analyzed = P);
-  S->Loader = std::make_unique<ImportSearch>(*S->SM, *S->Diags, S->Ctx, *S->FS,
-                                             Invocation, S->Cache, *S->Pins);
+  S->Loader = std::make_unique<ImportSearch>(
+      *S->SM, *S->Diags, S->Ctx, *S->Files, Invocation, S->Cache, *S->Pins);
   sema::SemaOptions Opts;
   Opts.Loader = S->Loader.get();
   S->Sema = std::make_unique<sema::Compilation>(*S->SM, *S->Diags, Opts);

@@ -32,6 +32,77 @@ static std::string displayJoin(llvm::StringRef Dir, llvm::StringRef File) {
   return std::string(P.str());
 }
 
+bool FileSource::isReal(llvm::StringRef Path) const {
+  if (!RealBase)
+    return false;
+  for (const auto &Memory : Overrides)
+    if (Memory->status(Path))
+      return false;
+  return true;
+}
+
+static FileStamp stampOf(const llvm::vfs::Status &St) {
+  FileStamp S;
+  S.Device = St.getUniqueID().getDevice();
+  S.Inode = St.getUniqueID().getFile();
+  S.Size = St.getSize();
+  S.MTimeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  St.getLastModificationTime().time_since_epoch())
+                  .count();
+  return S;
+}
+
+std::string FileSource::realPathOf(llvm::StringRef Path,
+                                   const llvm::vfs::Status &St,
+                                   ModuleCache *Cache) const {
+  // realpath(3) walks every component of the path. The record's answer
+  // stands while Path still names the same file (a link retargeted at
+  // another file changes the inode).
+  if (Cache && isReal(Path))
+    if (std::shared_ptr<const FileRecord> R = Cache->findFile(Path)) {
+      FileStamp S = stampOf(St);
+      if (R->Stamp.Device == S.Device && R->Stamp.Inode == S.Inode)
+        return R->RealPath;
+    }
+  return realPath(*FS, Path);
+}
+
+llvm::ErrorOr<std::shared_ptr<const FileRecord>>
+FileSource::read(llvm::StringRef Path, const llvm::vfs::Status &St,
+                 llvm::sys::TimePoint<> Now, llvm::StringRef RealPath,
+                 ModuleCache *Cache) const {
+  auto Record = std::make_shared<FileRecord>();
+  Record->Path = Path.str();
+  Record->RealPath = RealPath.str();
+  if (!Cache || !isReal(Path)) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+        FS->getBufferForFile(Path);
+    if (!Buf)
+      return Buf.getError();
+    Record->Bytes = (*Buf)->getBuffer().str();
+    return std::shared_ptr<const FileRecord>(std::move(Record));
+  }
+  FileStamp Stamp = stampOf(St);
+  std::shared_ptr<const FileRecord> Kept = Cache->findFile(Path);
+  if (Kept && Kept->Settled && Kept->Stamp == Stamp) {
+    Cache->countReadSaved();
+    return Kept;
+  }
+  // A plain read: the file system's openFileForRead also asks the kernel
+  // for the open file's real path, which the caller has.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+      llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false,
+                                  /*IsVolatile=*/true);
+  if (!Buf)
+    return Buf.getError();
+  Record->Stamp = Stamp;
+  Record->Settled = St.getLastModificationTime() + StampMargin < Now;
+  Record->Bytes = (*Buf)->getBuffer().str();
+  Cache->keepFile(Record);
+  return std::shared_ptr<const FileRecord>(std::move(Record));
+}
+
 std::optional<sema::ImportTarget>
 ImportSearch::find(llvm::StringRef Target, llvm::StringRef ImporterRealPath,
                    llvm::StringRef ImporterName) {
@@ -47,10 +118,16 @@ ImportSearch::find(llvm::StringRef Target, llvm::StringRef ImporterRealPath,
     Candidates.emplace_back(displayJoin(Inv.StdRoot, File), File);
 
   for (auto &[Path, Display] : Candidates) {
+    // Taken before the status: what the stamp is trusted for is measured
+    // from here (FileSource::read).
+    llvm::sys::TimePoint<> Now = std::chrono::system_clock::now();
     llvm::ErrorOr<llvm::vfs::Status> St = FS.status(Path);
     if (!St || !St->isRegularFile())
       continue;
-    std::string Real = realPath(FS, Path);
+    std::string Real = Files.realPathOf(Path, *St, Cache);
+    FoundPath = Path;
+    FoundStatus = *St;
+    FoundAt = Now;
     return sema::ImportTarget{std::move(Path), std::move(Real),
                               std::move(Display)};
   }
@@ -59,16 +136,31 @@ ImportSearch::find(llvm::StringRef Target, llvm::StringRef ImporterRealPath,
 
 std::optional<sema::SourceFile> ImportSearch::load(const sema::ImportTarget &T,
                                                    llvm::SMRange ImportRange) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
-      FS.getBufferForFile(T.Path);
-  if (!Buf) {
+  llvm::ErrorOr<std::shared_ptr<const FileRecord>> Read =
+      std::make_error_code(std::errc::no_such_file_or_directory);
+  if (FoundStatus && FoundPath == T.Path) {
+    Read = Files.read(T.Path, *FoundStatus, FoundAt, T.RealPath, Cache);
+  } else {
+    // Not the target find() returned last: read through the file system.
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+        FS.getBufferForFile(T.Path);
+    if (Buf) {
+      auto R = std::make_shared<FileRecord>();
+      R->Bytes = (*Buf)->getBuffer().str();
+      Read = std::shared_ptr<const FileRecord>(std::move(R));
+    } else {
+      Read = Buf.getError();
+    }
+  }
+  FoundStatus.reset();
+  if (!Read) {
     Diags.report(ImportRange, DiagID::err_cannot_open_file)
-        << T.DisplayName << Buf.getError().message();
+        << T.DisplayName << Read.getError().message();
     return std::nullopt;
   }
   sema::SourceFile F =
       parseSource(SM, Diags, Ctx, Inv.Limits, Cache, Pins, T.Path,
-                  T.DisplayName, (*Buf)->getBuffer(), ImportRange.Start);
+                  T.DisplayName, (*Read)->Bytes, ImportRange.Start);
   F.RealPath = T.RealPath;
   return F;
 }
@@ -146,6 +238,8 @@ ModuleCache::Stats ModuleCache::getStats() const {
   Stats S;
   S.Hits = Hits;
   S.Misses = Misses;
+  S.FileReads = FileReads;
+  S.ReadsSaved = ReadsSaved;
   for (const auto &[Path, Versions] : Entries)
     S.Entries += Versions.size();
   return S;
@@ -154,6 +248,7 @@ ModuleCache::Stats ModuleCache::getStats() const {
 void ModuleCache::clear() {
   std::lock_guard<std::mutex> Lock(Mutex);
   Entries.clear();
+  Files.clear();
 }
 
 std::shared_ptr<const CachedParse>
@@ -179,6 +274,25 @@ ModuleCache::lookup(llvm::StringRef Path, llvm::StringRef DisplayName,
   }
   ++Misses;
   return nullptr;
+}
+
+std::shared_ptr<const FileRecord>
+ModuleCache::findFile(llvm::StringRef Path) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Files.find(Path);
+  return It == Files.end() ? nullptr : It->second;
+}
+
+void ModuleCache::keepFile(std::shared_ptr<const FileRecord> Record) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  ++FileReads;
+  std::string Path = Record->Path;
+  Files[std::move(Path)] = std::move(Record);
+}
+
+void ModuleCache::countReadSaved() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  ++ReadsSaved;
 }
 
 void ModuleCache::insert(std::shared_ptr<const CachedParse> Entry) {

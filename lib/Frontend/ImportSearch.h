@@ -8,7 +8,9 @@
 // written). Found files are read through the instance's file system and
 // parsed into its SourceMgr and ASTContext -- or, given a ModuleCache,
 // taken from it when the bytes read are the cached ones (parseSource, which
-// the main file goes through too).
+// the main file goes through too). With a cache, a file of the real file
+// system that one stat shows unchanged since the cache read it is not read
+// again (FileSource; docs/architecture.md, ModuleCache).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +22,12 @@
 #include "arecipe/Frontend/ModuleCache.h"
 #include "arecipe/Sema/Sema.h"
 
+#include "llvm/ADT/IntrusiveRefCntPtr.h"
+#include "llvm/Support/Chrono.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <chrono>
 
 namespace llvm {
 namespace vfs {
@@ -47,6 +54,32 @@ struct CachedParse {
   ast::File *AST = nullptr;
 };
 
+/// What identifies a version of a file on the real file system: a write
+/// changes the modification time (nanoseconds), a replacement the inode,
+/// a truncation the size.
+struct FileStamp {
+  uint64_t Device = 0, Inode = 0, Size = 0;
+  int64_t MTimeNs = 0;
+  bool operator==(const FileStamp &O) const {
+    return Device == O.Device && Inode == O.Inode && Size == O.Size &&
+           MTimeNs == O.MTimeNs;
+  }
+};
+
+/// A file of the real file system as the cache last read it: its stamp
+/// then, its bytes and its real path. Immutable once made (a newer read
+/// replaces the record).
+struct FileRecord {
+  std::string Path;
+  FileStamp Stamp;
+  /// Whether the stamp alone tells the bytes are these: the modification
+  /// time was older than the read by more than FileSource::StampMargin,
+  /// so a later write cannot have been given the same time.
+  bool Settled = false;
+  std::string RealPath;
+  std::string Bytes;
+};
+
 /// What an instance holds of the cache: every entry its SourceMgr has a
 /// view of. Shared by the instances that share a SourceMgr, and destroyed
 /// after it.
@@ -69,14 +102,73 @@ sema::SourceFile parseSource(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
 /// when it has none (standard input, a path that does not exist).
 std::string realPath(llvm::vfs::FileSystem &FS, llvm::StringRef Path);
 
+/// How an instance reads its files: through FS (the real file system, or
+/// what its creator gave it, under the invocations' overrides), and, given
+/// a ModuleCache, without reading again a real file whose stamp is the one
+/// the cache read it with.
+///
+/// A stamp stands for the bytes only where it can: on the real file system
+/// (an override or another file system has no inode and no clock), and
+/// once the file's modification time is older than the read by more than
+/// the timestamp granularity of any local file system (Linux stamps a
+/// write with a clock that advances per scheduler tick, FAT per 2 s): a
+/// write after the read then gets a later time. Until then the file is read
+/// and its bytes compared as before -- a file saved a moment ago costs a
+/// read, never a stale tree. This is git's "racily clean" rule.
+class FileSource {
+public:
+  static constexpr std::chrono::seconds StampMargin{3};
+
+  FileSource(
+      llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS, bool RealBase,
+      std::vector<llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem>>
+          Overrides)
+      : FS(std::move(FS)), RealBase(RealBase), Overrides(std::move(Overrides)) {
+  }
+
+  llvm::vfs::FileSystem &fileSystem() const { return *FS; }
+  const llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> &fileSystemRef() const {
+    return FS;
+  }
+  bool realBase() const { return RealBase; }
+  const std::vector<llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem>> &
+  overrides() const {
+    return Overrides;
+  }
+
+  /// Whether Path is read from the real file system (no override has it).
+  bool isReal(llvm::StringRef Path) const;
+
+  /// Path's real path, St being its status: the cache's when its record is
+  /// of the same file (device and inode), else asked of the file system.
+  std::string realPathOf(llvm::StringRef Path, const llvm::vfs::Status &St,
+                         ModuleCache *Cache) const;
+
+  /// The bytes of Path, a regular file with real path RealPath whose status
+  /// St was taken no earlier than Now. Without a cache, or for a path not
+  /// on the real file system, read through FS; else the cache's record
+  /// when it is settled and St has its stamp, or a plain read (no real
+  /// path asked of the open file) kept as the new record.
+  llvm::ErrorOr<std::shared_ptr<const FileRecord>>
+  read(llvm::StringRef Path, const llvm::vfs::Status &St,
+       llvm::sys::TimePoint<> Now, llvm::StringRef RealPath,
+       ModuleCache *Cache) const;
+
+private:
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS;
+  bool RealBase;
+  std::vector<llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem>>
+      Overrides;
+};
+
 class ImportSearch : public sema::ModuleLoader {
 public:
   ImportSearch(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-               ast::ASTContext &Ctx, llvm::vfs::FileSystem &FS,
+               ast::ASTContext &Ctx, const FileSource &Files,
                const CompilerInvocation &Inv, ModuleCache *Cache,
                CachePins &Pins)
-      : SM(SM), Diags(Diags), Ctx(Ctx), FS(FS), Inv(Inv), Cache(Cache),
-        Pins(Pins) {}
+      : SM(SM), Diags(Diags), Ctx(Ctx), Files(Files), FS(Files.fileSystem()),
+        Inv(Inv), Cache(Cache), Pins(Pins) {}
 
   std::optional<sema::ImportTarget> find(llvm::StringRef Target,
                                          llvm::StringRef ImporterRealPath,
@@ -88,10 +180,16 @@ private:
   llvm::SourceMgr &SM;
   DiagnosticEngine &Diags;
   ast::ASTContext &Ctx;
+  const FileSource &Files;
   llvm::vfs::FileSystem &FS;
   const CompilerInvocation &Inv;
   ModuleCache *Cache;
   CachePins &Pins;
+  /// The status find() took of the target it returned last, and when:
+  /// load() reads that target next (Sema loads what it just found).
+  std::string FoundPath;
+  std::optional<llvm::vfs::Status> FoundStatus;
+  llvm::sys::TimePoint<> FoundAt;
 };
 
 } // namespace frontend

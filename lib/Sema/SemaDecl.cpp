@@ -251,7 +251,7 @@ void SemaImpl::declareTemplate(EntityState &E) {
       continue;
     if (Prev == E.Knobs.end()) {
       E.Knobs.push_back(std::move(*Info));
-      E.Body.push_back({K, E.Owner});
+      E.Body.push_back({K, E.Owner, int(E.Knobs.size() - 1)});
       continue;
     }
     // `extends`: the knob replaces the inherited one in its place, with
@@ -265,7 +265,7 @@ void SemaImpl::declareTemplate(EntityState &E) {
     }
     for (TemplateMember &M : E.Body)
       if (M.S == Prev->Stmt)
-        M = {K, E.Owner};
+        M = {K, E.Owner, int(Prev - E.Knobs.begin())};
     *Prev = std::move(*Info);
   }
 }

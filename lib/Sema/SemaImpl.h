@@ -240,6 +240,18 @@ struct RecipeState {
   };
   llvm::DenseMap<std::pair<const ast::Expr *, unsigned>, RenderCond>
       RenderConds;
+  /// A render or `emit` condition of an engine process without a role that
+  /// read resolved values of the cell only (nothing of its layout, nothing
+  /// of the process): its result for the values it read, so a cell that
+  /// reads the same values (a band's `draft = 3` in each of its cells) is
+  /// not evaluated again. A few per condition (SemaRender.cpp).
+  struct RenderCondMemo {
+    std::vector<std::string> Deps;
+    std::vector<std::pair<Value, Level>> Read; ///< Per Deps entry.
+    RenderCond Result;
+  };
+  llvm::DenseMap<const ast::Expr *, std::vector<RenderCondMemo>>
+      RenderCondMemos;
   /// `engine` is missing or did not evaluate (reported): assignments of
   /// names that are no recipe field are not reported again.
   bool EngineFailed = false;
@@ -612,7 +624,7 @@ public:
   // Renderings and files (SemaRender.cpp) -----------------------------------
   void evaluateRenderings(RecipeState &R, CellState &CS);
   /// A render or `emit` condition of process P, evaluated with Ctx or taken
-  /// from R.RenderConds; nullopt after an error.
+  /// from R.RenderConds or R.RenderCondMemos; nullopt after an error.
   std::optional<RecipeState::RenderCond>
   renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
                   const ast::Expr *Cond, const EvalCtx &Ctx,

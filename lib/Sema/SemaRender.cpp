@@ -60,10 +60,12 @@ static std::optional<Value> withMember(const Value &Map,
 }
 
 /// Checks that a member of a JSON flag or a generated file is rendered
-/// once; reports the second knob that renders it.
+/// once; reports the second knob that renders it, naming the target as
+/// `WhereKind 'Target'` (the label is built only then: this runs per
+/// member, process and cell).
 static bool claimMember(SemaImpl &S, ProcessState &PS, llvm::StringRef Owner,
                         llvm::StringRef Target, llvm::StringRef Key,
-                        llvm::StringRef Where, llvm::SMRange Range) {
+                        llvm::StringRef WhereKind, llvm::SMRange Range) {
   for (const auto &[Slot, Prev] : PS.Owners) {
     if (Slot.first != Target)
       continue;
@@ -72,7 +74,8 @@ static bool claimMember(SemaImpl &S, ProcessState &PS, llvm::StringRef Owner,
                    (B.startswith(A) && B[A.size()] == '.');
     if (!Overlap)
       continue;
-    S.diag(Range, DiagID::err_member_conflict) << Owner << Key << Where << Prev;
+    S.diag(Range, DiagID::err_member_conflict)
+        << Owner << Key << (WhereKind + " '" + Target + "'").str() << Prev;
     return false;
   }
   PS.Owners[{Target.str(), Key.str()}] = Owner.str();
@@ -136,15 +139,13 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
       return false;
     break;
   case RenderInfo::Json: {
-    std::string Label = "flag '" + RI.Target + "'";
-    if (!claimMember(S, PS, Knob, RI.Target, RI.Key, Label, Where))
+    if (!claimMember(S, PS, Knob, RI.Target, RI.Key, "flag", Where))
       return false;
     break;
   }
   case RenderInfo::Yaml:
   case RenderInfo::JsonFile: {
-    std::string Label = "file '" + RI.Target + "'";
-    if (!claimMember(S, PS, Knob, RI.Target, RI.Key, Label, Where))
+    if (!claimMember(S, PS, Knob, RI.Target, RI.Key, "file", Where))
       return false;
     auto File = llvm::find_if(PS.MemberFiles, [&](const MemberFile &F) {
       return F.Name == RI.Target;
@@ -167,6 +168,40 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
   return true;
 }
 
+/// Whether a memoised condition that read A may stand for one that reads
+/// B: values that nothing an expression can do tells apart. Not just
+/// equal: `1` and `1.0` are equal but of two kinds, and `1 GiB` and
+/// `1024 MiB` print differently; a list or map only as the very same value.
+static bool sameForMemo(const Value &A, const Value &B) {
+  if (A.isSameAs(B))
+    return true;
+  if (A.kind() != B.kind())
+    return false;
+  switch (A.kind()) {
+  case ValueKind::Float:
+    // Rationals are kept reduced: equal means the same two integers.
+    return A.getNumber() == B.getNumber();
+  case ValueKind::Quantity: {
+    const Quantity &QA = A.getQuantity(), &QB = B.getQuantity();
+    return QA == QB && QA.preferredUnit() == QB.preferredUnit();
+  }
+  case ValueKind::None:
+    return true;
+  case ValueKind::Bool:
+    return A.getBool() == B.getBool();
+  case ValueKind::Int:
+    return A.getInt() == B.getInt();
+  case ValueKind::String:
+    return A.getString() == B.getString();
+  case ValueKind::Enum:
+    return A.getEnum() == B.getEnum() && A.getString() == B.getString();
+  case ValueKind::Entity:
+    return A.getEntity() == B.getEntity();
+  default:
+    return false;
+  }
+}
+
 std::optional<RecipeState::RenderCond>
 SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
                           const ast::Expr *Cond, const EvalCtx &Ctx,
@@ -178,10 +213,32 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
   if (Cacheable)
     if (auto It = R.RenderConds.find(Key); It != R.RenderConds.end())
       return It->second;
+  // By the values read: a name read without a role is found where
+  // resolveName found it (findCellValue with no role), and only a value
+  // already resolved in this cell is compared, so taking the memo skips
+  // no resolution that evaluating would have done.
+  bool Memoisable = Cacheable && P.ValueRole.empty();
+  auto ValueRead = [&](const std::string &Dep) -> const ResolvedValue * {
+    if (Dep == "conc" || Dep == "concurrency")
+      return nullptr;
+    return findCellValue(R, CS, Dep, "");
+  };
+  if (Memoisable)
+    for (const RecipeState::RenderCondMemo &M : R.RenderCondMemos[Cond]) {
+      bool Same = true;
+      for (size_t N = 0; Same && N < M.Deps.size(); ++N) {
+        const ResolvedValue *RV = ValueRead(M.Deps[N]);
+        Same = RV && RV->L == M.Read[N].second &&
+               sameForMemo(RV->V, M.Read[N].first);
+      }
+      if (Same)
+        return M.Result;
+    }
   std::vector<std::string> Read;
   EvalCtx CondCtx = Ctx;
   CondCtx.Deps = &Read;
   unsigned CellReads = CS.CellReads, ProcessReads = CS.ProcessReads;
+  unsigned Errors = Diags.errorCount(), Warnings = Diags.warningCount();
   std::optional<bool> On = evalBool(Cond, CondCtx, What);
   if (!On)
     return std::nullopt;
@@ -194,9 +251,32 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
       const ResolvedValue *D = CS.C->find(N, P.ValueRole);
       return D && D->L == Level::CommandLine;
     });
-  if (Cacheable && CS.CellReads == CellReads &&
-      CS.ProcessReads == ProcessReads && R.sameInEveryCell(Read))
+  if (!Cacheable || CS.CellReads != CellReads ||
+      CS.ProcessReads != ProcessReads)
+    return Result;
+  if (R.sameInEveryCell(Read)) {
     R.RenderConds[Key] = Result;
+    return Result;
+  }
+  // Kept for its values when it reported nothing (a later cell taking it
+  // would not report either) and every value it read is comparable.
+  constexpr size_t MaxMemos = 8;
+  if (!Memoisable || Diags.errorCount() != Errors ||
+      Diags.warningCount() != Warnings)
+    return Result;
+  std::vector<RecipeState::RenderCondMemo> &Memos = R.RenderCondMemos[Cond];
+  if (Memos.size() >= MaxMemos)
+    return Result;
+  RecipeState::RenderCondMemo M;
+  for (const std::string &Dep : Read) {
+    const ResolvedValue *RV = ValueRead(Dep);
+    if (!RV)
+      return Result;
+    M.Read.emplace_back(RV->V, RV->L);
+  }
+  M.Deps = std::move(Read);
+  M.Result = Result;
+  Memos.push_back(std::move(M));
   return Result;
 }
 
@@ -296,9 +376,12 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
   for (const TemplateMember &Member : Template->Body) {
     Ctx.M = Member.M;
     if (auto *K = llvm::dyn_cast<ast::KnobStmt>(Member.S)) {
-      const KnobInfo *Info = Template->findKnob(K->getName().Name);
+      const KnobInfo *Info =
+          Member.Knob >= 0 ? &Template->Knobs[Member.Knob] : nullptr;
+      if (!Info || Info->Stmt != K || Info->Renders.empty())
+        continue;
       const ResolvedValue *RV = ValueOf(K->getName().Name);
-      if (!Info || Info->Stmt != K || !RV || Info->Renders.empty())
+      if (!RV)
         continue;
       KnobRender State;
       for (const RenderInfo &RI : Info->Renders) {

@@ -60,6 +60,9 @@ struct KnobInfo {
 struct TemplateMember {
   const ast::Stmt *S = nullptr;
   Module *M = nullptr;
+  /// A knob's place in its template's Knobs (-1 for other members), so a
+  /// rendering finds its KnobInfo per process without a lookup by name.
+  int Knob = -1;
 };
 
 struct EntityState : EntityInfo {

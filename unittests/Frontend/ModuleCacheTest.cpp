@@ -21,6 +21,8 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 
 using namespace arecipe;
@@ -159,6 +161,81 @@ TEST(ModuleCacheTest, FileEditedOnDiskIsParsedAgain) {
   EXPECT_EQ(Cache.getStats().Hits, Hits + 6);
   llvm::sys::fs::remove(Main);
   llvm::sys::fs::remove(Dir);
+}
+
+/// Sets Path's modification time an hour back: long enough ago that its
+/// stamp stands for its bytes (FileSource in lib/Frontend).
+void age(const std::filesystem::path &Path) {
+  std::filesystem::last_write_time(
+      Path,
+      std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+}
+
+TEST(ModuleCacheTest, SettledFilesAreNotReadAgainAndEditsAreSeen) {
+  // The example and a copy of std/ next to it (found first, relative to
+  // the importer), all last written an hour ago.
+  llvm::SmallString<128> Made;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("modstamp", Made));
+  std::filesystem::path Dir(std::string(Made.str()));
+  std::filesystem::copy(Root + "/std", Dir / "std",
+                        std::filesystem::copy_options::recursive);
+  writeFile((Dir / "main.arecipe").string(), readFile(Example));
+  for (const auto &E : std::filesystem::recursive_directory_iterator(Dir))
+    if (E.is_regular_file())
+      age(E.path());
+  std::filesystem::path LocalAtom = Dir / "std/engines/atom.arecipe";
+  CompilerInvocation Inv = exampleInvocation();
+  Inv.MainFile = (Dir / "main.arecipe").string();
+  ModuleCache Cache;
+  Result Before = expectSameThroughCache(Inv, Cache);
+  ASSERT_NE(Before.Plan, "") << Before.Diags;
+  // The first cached compile read the six files, the second none.
+  ModuleCache::Stats St = Cache.getStats();
+  EXPECT_EQ(St.FileReads, 6u);
+  EXPECT_EQ(St.ReadsSaved, 6u);
+
+  // An import saved again, same size: a new modification time.
+  std::string AtomText = readFile(LocalAtom.string());
+  writeFile(LocalAtom.string(),
+            replaced(AtomText, "\"0.0.0.0\"", "\"0.0.0.1\""));
+  Result After = compile(Inv, &Cache);
+  EXPECT_NE(After.Plan.find("\"0.0.0.1\""), std::string::npos);
+  EXPECT_EQ(After.Plan, compile(Inv, nullptr).Plan);
+  EXPECT_EQ(Cache.getStats().FileReads, 7u);
+  // Written just now, its stamp is not trusted yet (a second write in the
+  // same clock tick would keep it): it is read again, and an edit that
+  // keeps size and time is still seen.
+  auto Time = std::filesystem::last_write_time(LocalAtom);
+  writeFile(LocalAtom.string(),
+            replaced(AtomText, "\"0.0.0.0\"", "\"0.0.0.2\""));
+  std::filesystem::last_write_time(LocalAtom, Time);
+  EXPECT_NE(compile(Inv, &Cache).Plan.find("\"0.0.0.2\""), std::string::npos);
+  EXPECT_EQ(Cache.getStats().FileReads, 8u);
+  // Old again: read once more for its new stamp, then trusted.
+  age(LocalAtom);
+  EXPECT_NE(compile(Inv, &Cache).Plan.find("\"0.0.0.2\""), std::string::npos);
+  EXPECT_NE(compile(Inv, &Cache).Plan.find("\"0.0.0.2\""), std::string::npos);
+  EXPECT_EQ(Cache.getStats().FileReads, 9u);
+
+  // Replaced by another file of the same size and time (a new inode).
+  std::filesystem::path Other = Dir / "other.arecipe";
+  writeFile(Other.string(), replaced(AtomText, "\"0.0.0.0\"", "\"0.0.0.3\""));
+  std::filesystem::last_write_time(Other,
+                                   std::filesystem::last_write_time(LocalAtom));
+  std::filesystem::rename(Other, LocalAtom);
+  Result Replaced = compile(Inv, &Cache);
+  EXPECT_NE(Replaced.Plan.find("\"0.0.0.3\""), std::string::npos);
+  EXPECT_EQ(Replaced.Plan, compile(Inv, nullptr).Plan);
+  EXPECT_EQ(Replaced.Diags, "");
+
+  // An override of a settled file wins over the record of it.
+  CompilerInvocation Edited = Inv;
+  Edited.Overrides[LocalAtom.string()] =
+      replaced(AtomText, "\"0.0.0.0\"", "\"0.0.0.4\"");
+  EXPECT_NE(compile(Edited, &Cache).Plan.find("\"0.0.0.4\""),
+            std::string::npos);
+  EXPECT_NE(compile(Inv, &Cache).Plan.find("\"0.0.0.3\""), std::string::npos);
+  std::filesystem::remove_all(Dir);
 }
 
 TEST(ModuleCacheTest, OverridesTakePrecedenceAndDoNotMix) {

@@ -24,6 +24,13 @@
 // file with syntax errors or warnings is parsed every time and reports
 // every time, exactly as without a cache.
 //
+// Read once: with the parses, the cache keeps each file of the real file
+// system as it last read it, with its stamp (device, inode, size and
+// modification time in nanoseconds). A compilation stats each file it
+// imports -- it must, to find it -- and does not open or read it again when
+// the stamp is the kept one and old enough to be trusted
+// (docs/architecture.md, ModuleCache); an override is always read.
+//
 // Bounded: a path keeps its few most recently used versions (an edited
 // document does not pile up one tree per keystroke). Thread-safe: instances
 // on several threads may share one cache.
@@ -50,6 +57,8 @@ namespace arecipe::frontend {
 /// used it holds it (its buffer and tree) until the instance is gone, so a
 /// cache may evict or be destroyed while compilations are still alive.
 struct CachedParse;
+/// One file of the real file system as the cache last read it.
+struct FileRecord;
 
 class ModuleCache {
 public:
@@ -63,6 +72,8 @@ public:
     uint64_t Hits = 0;   ///< Parses skipped.
     uint64_t Misses = 0; ///< Parses done (kept or not).
     uint64_t Entries = 0;
+    uint64_t FileReads = 0;  ///< Real files read for want of a trusted stamp.
+    uint64_t ReadsSaved = 0; ///< Real files not read: their stamp was kept.
   };
   Stats getStats() const;
   /// Drops every entry (instances keep what they hold).
@@ -77,6 +88,13 @@ public:
   /// Keeps Entry as the most recent version of its path.
   void insert(std::shared_ptr<const CachedParse> Entry);
 
+  /// The record of the real file at Path, or null.
+  std::shared_ptr<const FileRecord> findFile(llvm::StringRef Path) const;
+  /// Keeps Record as what the cache knows of its path (counted as a read).
+  void keepFile(std::shared_ptr<const FileRecord> Record);
+  /// Counts a read that a record made unnecessary.
+  void countReadSaved();
+
 private:
   unsigned VersionsPerPath;
   mutable std::mutex Mutex;
@@ -84,7 +102,10 @@ private:
   std::map<std::string, std::vector<std::shared_ptr<const CachedParse>>,
            std::less<>>
       Entries;
-  uint64_t Hits = 0, Misses = 0;
+  /// Per path, its latest read only (the parses above keep older versions
+  /// by their bytes).
+  std::map<std::string, std::shared_ptr<const FileRecord>, std::less<>> Files;
+  uint64_t Hits = 0, Misses = 0, FileReads = 0, ReadsSaved = 0;
 };
 
 } // namespace arecipe::frontend
