@@ -81,43 +81,43 @@ bool SemaImpl::applies(const Assignment &A, const Cell &C) const {
   }
 }
 
-/// Cell::find(Name, Role) through CS.Known: the role's own value, else the
+unsigned RecipeState::keyId(const NameSlot &S, unsigned RoleIdx,
+                            llvm::StringRef Key) {
+  if (RoleIdx >= KnownRoles)
+    return Keys->add(Key);
+  size_t Base = size_t(S.Id) * KnownRoles, Index = Base + RoleIdx;
+  // Whole groups of KnownRoles entries, so findKnown may read a name's
+  // group once its first entry is in range.
+  if (Index >= KeyIds.size())
+    KeyIds.resize(std::max(Base + KnownRoles, KeyIds.size() * 2),
+                  CellKeys::None);
+  if (KeyIds[Index] == CellKeys::None)
+    KeyIds[Index] = Keys->add(Key);
+  return KeyIds[Index];
+}
+
+/// Cell::find(Name, Role) through R.KeyIds: the role's own value, else the
 /// unqualified one.
 static const ResolvedValue *findKnown(const CellState &CS,
                                       const RecipeState::NameSlot &S,
                                       unsigned RoleIdx, llvm::StringRef Name,
                                       llvm::StringRef Role) {
-  if (CS.Compacted || RoleIdx >= CellState::KnownRoles)
+  const RecipeState &R = *CS.R;
+  if (RoleIdx >= RecipeState::KnownRoles)
     return CS.C->find(Name, Role);
-  size_t Base = size_t(S.Id) * CellState::KnownRoles;
-  if (Base >= CS.Known.size())
+  size_t Base = size_t(S.Id) * RecipeState::KnownRoles;
+  if (Base >= R.KeyIds.size())
     return nullptr;
   if (RoleIdx)
-    if (const ResolvedValue *RV = CS.Known[Base + RoleIdx])
+    if (const ResolvedValue *RV = CS.C->Values.at(R.KeyIds[Base + RoleIdx]))
       return RV;
-  return CS.Known[Base];
+  return CS.C->Values.at(R.KeyIds[Base]);
 }
 
-/// Sets Key (Name, or `Role.Name`) in the cell's values and CS.Known;
-/// returns the value.
+/// Sets Key (Name, or `Role.Name`) in the cell's values; returns the value.
 static Value store(CellState &CS, const RecipeState::NameSlot &S,
                    unsigned RoleIdx, llvm::StringRef Key, ResolvedValue RV) {
-  auto &Values = CS.C->Values;
-  auto It = Values.lower_bound(Key);
-  if (It == Values.end() || It->first != Key)
-    It = Values.emplace_hint(It, Key.str(), std::move(RV));
-  else
-    It->second = std::move(RV);
-  if (!CS.Compacted && RoleIdx < CellState::KnownRoles) {
-    // Whole groups of KnownRoles entries, so findKnown may read a name's
-    // group once its first entry is in range.
-    size_t Base = size_t(S.Id) * CellState::KnownRoles;
-    if (Base >= CS.Known.size())
-      CS.Known.resize(
-          std::max(Base + CellState::KnownRoles, CS.Known.size() * 2), nullptr);
-    CS.Known[Base + RoleIdx] = &It->second;
-  }
-  return It->second.V;
+  return CS.C->Values.set(CS.R->keyId(S, RoleIdx, Key), std::move(RV)).V;
 }
 
 const ResolvedValue *SemaImpl::findCellValue(RecipeState &R, CellState &CS,
@@ -423,30 +423,28 @@ void SemaImpl::compactRoleValues(CellState &CS) {
   Cell &C = *CS.C;
   if (!C.isDisaggregated())
     return;
-  // Entries are erased below: CS.Known would point to freed nodes.
-  CS.Compacted = true;
-  CS.Known.clear();
   // Names resolved for both roles; equal ones are kept once, unqualified.
-  std::map<std::string, std::pair<const ResolvedValue *, const ResolvedValue *>>
-      ByName;
-  for (const auto &[Key, RV] : C.Values) {
-    llvm::StringRef K = Key;
-    if (K.consume_front("prefill."))
-      ByName[K.str()].first = &RV;
-    else if (K.consume_front("decode."))
-      ByName[K.str()].second = &RV;
-  }
-  for (auto &[Name, Pair] : ByName) {
-    auto [P, D] = Pair;
+  // Each name is decided on its own, so the keys' order does not matter.
+  RecipeState &R = *CS.R;
+  CellKeys &Keys = *R.Keys;
+  for (size_t Id = 0, E = Keys.size(); Id < E; ++Id) {
+    llvm::StringRef Name = Keys.key(Id);
+    if (!Name.consume_front("prefill."))
+      continue;
+    const ResolvedValue *P = C.Values.at(Id);
+    unsigned DId = Keys.lookup(("decode." + Name).str());
+    const ResolvedValue *D = C.Values.at(DId);
     if (!P || !D)
       continue;
     if (P->V == D->V) {
       ResolvedValue Keep = *P;
-      C.Values.erase("prefill." + Name);
-      C.Values.erase("decode." + Name);
-      C.Values[Name] = Keep;
+      C.Values.erase(Id);
+      C.Values.erase(DId);
+      // Through the name's slot, so findKnown sees the value (a cell whose
+      // server is this one reads it).
+      C.Values.set(R.keyId(R.slot(Name), 0, Name), std::move(Keep));
     } else {
-      C.Values.erase(Name);
+      C.Values.erase(Keys.lookup(Name));
     }
   }
 }

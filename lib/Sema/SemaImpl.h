@@ -143,14 +143,6 @@ struct CellState {
   /// Set once `topology` is resolved: from then on Cell::Roles is known and
   /// server-side names resolve per role.
   bool TopologyKnown = false;
-  /// C->Values's entries by RecipeState::NameSlot::Id and role index
-  /// (`Id * KnownRoles + roleIndex`): resolveName reads every name through
-  /// here instead of searching the ordered map. The pointers are into the
-  /// map's nodes, which do not move; compactRoleValues erases entries and
-  /// sets Compacted, after which the map is searched again.
-  std::vector<const ResolvedValue *> Known;
-  static constexpr unsigned KnownRoles = 3; ///< "", "prefill", "decode".
-  bool Compacted = false;
   CellKey key() const;
 };
 
@@ -191,6 +183,16 @@ struct RecipeState {
   /// decides evaluation and diagnostic order.
   llvm::StringMap<NameSlot> Slots;
   NameSlot &slot(llvm::StringRef Name);
+  /// The keys of every cell's Values (the cells share them).
+  std::shared_ptr<CellKeys> Keys = std::make_shared<CellKeys>();
+  /// Keys's id of a slot's key in a role, by `Id * KnownRoles +
+  /// roleIndex` (CellKeys::None until first stored): resolveName finds a
+  /// name's value in a cell by two indexings, without a hash of the key.
+  std::vector<unsigned> KeyIds;
+  static constexpr unsigned KnownRoles = 3; ///< "", "prefill", "decode".
+  /// The id of Key (Name, or `Role.Name`), the slot's key in the role
+  /// RoleIdx.
+  unsigned keyId(const NameSlot &S, unsigned RoleIdx, llvm::StringRef Key);
   /// Names in order with their slots: what every cell resolves, without a
   /// hash per name and cell (rebuilt when Names has grown).
   std::vector<std::pair<llvm::StringRef, NameSlot *>> NameOrder;
