@@ -70,6 +70,16 @@ std::string Assignment::describeSite() const {
   return Site;
 }
 
+void DepList::add(llvm::StringRef Name) {
+  if (std::find(begin(), end(), Name) != end())
+    return;
+  auto Names = L && L.use_count() == 1
+                   ? std::const_pointer_cast<std::vector<std::string>>(L)
+                   : std::make_shared<std::vector<std::string>>(names());
+  Names->push_back(Name.str());
+  L = std::move(Names);
+}
+
 unsigned CellKeys::add(llvm::StringRef Key) {
   auto [It, New] = Ids.try_emplace(Key, unsigned(Keys.size()));
   if (!New)

@@ -126,10 +126,13 @@ const ResolvedValue *SemaImpl::findCellValue(RecipeState &R, CellState &CS,
   return findKnown(CS, R.slot(Name), R.roleIndex(Role), Name, Role);
 }
 
-static void addDep(std::vector<std::string> *Deps, llvm::StringRef Name) {
-  if (Deps && std::find(Deps->begin(), Deps->end(), Name) == Deps->end())
-    Deps->push_back(Name.str());
+/// Whether Key failed in the cell; most cells have no failure, and then
+/// no key is hashed.
+static bool hasFailed(const CellState &CS, llvm::StringRef Key) {
+  return !CS.Failed.empty() && CS.Failed.count(Key);
 }
+
+static void addDep(DepSink Deps, llvm::StringRef Name) { Deps.add(Name); }
 
 /// Whether A may define the name for Role: a shared assignment everywhere,
 /// a role's own only in that role.
@@ -146,8 +149,7 @@ static bool stronger(const Assignment &A, const Assignment &B) {
 }
 
 std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
-                                           llvm::SMRange Use,
-                                           std::vector<std::string> *Deps,
+                                           llvm::SMRange Use, DepSink Deps,
                                            llvm::StringRef RoleIn,
                                            RecipeState::NameSlot *GivenSlot) {
   Cell &C = *CS.C;
@@ -175,7 +177,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     addDep(Deps, Name);
     if (const ResolvedValue *RV = findKnown(CS, Slot, 0, Name, ""))
       return RV->V;
-    if (CS.Failed.count(Name))
+    if (hasFailed(CS, Name))
       return std::nullopt;
     std::optional<Value> P = resolveName(CS, Name, Use, nullptr, "prefill");
     std::optional<Value> D = resolveName(CS, Name, Use, nullptr, "decode");
@@ -215,7 +217,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   // read, or a resolved cell's compacted values).
   if (const ResolvedValue *RV = findKnown(CS, Slot, RoleIdx, Name, Role))
     return RV->V;
-  if (CS.Failed.count(Key))
+  if (hasFailed(CS, Key))
     return std::nullopt;
 
   auto Pos = std::find(CS.Stack.begin(), CS.Stack.end(), Key);
@@ -223,15 +225,14 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     size_t First = Pos - CS.Stack.begin();
     std::string Text;
     for (size_t N = First; N < CS.Stack.size(); ++N)
-      Text += CS.Stack[N] + " -> ";
+      Text += (CS.Stack[N] + " -> ").str();
     Text += Key.str();
     const AssignmentState *Head = CS.StackFrom[First];
     auto B = report(Head->Range, DiagID::err_dependency_cycle);
     B << (" in cell " + cellLabel(CS)) << Text;
     for (size_t N = First + 1; N < CS.Stack.size(); ++N)
       B.note(CS.StackFrom[N]->Range.Start, DiagID::note_cycle_step)
-          << CS.Stack[N]
-          << (N + 1 < CS.Stack.size() ? CS.Stack[N + 1] : Key.str())
+          << CS.Stack[N] << (N + 1 < CS.Stack.size() ? CS.Stack[N + 1] : Key)
           << CS.StackFrom[N]->Range;
     for (size_t N = First; N < CS.Stack.size(); ++N)
       CS.Failed.insert(CS.Stack[N]);
@@ -308,7 +309,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   if (Best->Literal) {
     V = Best->Literal;
   } else {
-    CS.Stack.push_back(Key.str());
+    CS.Stack.push_back(Key);
     CS.StackFrom.push_back(Best);
     EvalCtx Ctx;
     Ctx.M = Best->M;
@@ -461,7 +462,7 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
   setRoles(CS);
   CS.TopologyKnown = true;
   // (A topology that failed is reported; its roles are not known.)
-  if (!CS.C->isDisaggregated() && !CS.Failed.count("topology"))
+  if (!CS.C->isDisaggregated() && !hasFailed(CS, "topology"))
     for (const AssignmentState *A : R.Assignments)
       if (!A->Role.empty() && applies(*A, *CS.C) &&
           R.ReportedOnce.insert({A, 0}).second)

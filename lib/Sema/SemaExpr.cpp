@@ -841,9 +841,7 @@ std::optional<Value> SemaImpl::eval(const ast::Expr *E, const EvalCtx &Ctx) {
   case ast::NodeKind::ConcExpr:
     if (Ctx.Cell) {
       ++Ctx.Cell->CellReads;
-      if (Ctx.Deps && std::find(Ctx.Deps->begin(), Ctx.Deps->end(), "conc") ==
-                          Ctx.Deps->end())
-        Ctx.Deps->push_back("conc");
+      Ctx.Deps.add("conc");
       return Value::integer(Ctx.Cell->C->Conc);
     }
     if (Ctx.Conc)

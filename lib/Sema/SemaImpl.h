@@ -31,6 +31,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -129,7 +130,9 @@ struct SilentKnob {
 struct CellState {
   Cell *C = nullptr;
   RecipeState *R = nullptr;
-  std::vector<std::string> Stack; ///< Names being evaluated (cycles).
+  /// Keys being evaluated (cycles); each views the key of the resolveName
+  /// call that evaluates it, which returns before it is popped.
+  std::vector<llvm::StringRef> Stack;
   std::vector<const AssignmentState *> StackFrom;
   llvm::StringSet<> Failed; ///< Keys (`tp`, `prefill.tp`) that failed.
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
@@ -149,7 +152,30 @@ struct CellState {
 /// A formula's value that is the same in every cell, with the names it read.
 struct SharedValue {
   Value V;
-  std::vector<std::string> Deps;
+  DepList Deps;
+};
+
+/// Where an evaluation records the cell names it reads: a plain list (a
+/// check's or render condition's) or a resolved value's DepList. Null:
+/// nowhere.
+class DepSink {
+public:
+  DepSink() = default;
+  DepSink(std::nullptr_t) {}
+  DepSink(std::vector<std::string> *V) : V(V) {}
+  DepSink(DepList *D) : D(D) {}
+  explicit operator bool() const { return V || D; }
+  /// Records Name unless it is recorded (a sink is a pointer: const).
+  void add(llvm::StringRef Name) const {
+    if (D)
+      D->add(Name);
+    else if (V && std::find(V->begin(), V->end(), Name) == V->end())
+      V->push_back(Name.str());
+  }
+
+private:
+  std::vector<std::string> *V = nullptr;
+  DepList *D = nullptr;
 };
 
 struct RecipeState {
@@ -291,7 +317,7 @@ struct EvalCtx {
   std::optional<int64_t> Conc;     ///< Bound `conc` without a cell (bands).
   llvm::StringRef What;            ///< "a file-level constant", ...
   const Type *Expected = nullptr;  ///< Resolves bare enum members.
-  std::vector<std::string> *Deps = nullptr;
+  DepSink Deps;
   /// Comprehension variables in scope; they shadow every other name.
   const LocalScope *Locals = nullptr;
   /// Set while rendering for one process: the render context (`role`,
@@ -534,8 +560,7 @@ public:
   /// Name's value in the cell, for Role (see EvalCtx::Role).
   /// Slot, when given, is CS.R->slot(Name).
   std::optional<Value> resolveName(CellState &CS, llvm::StringRef Name,
-                                   llvm::SMRange Use,
-                                   std::vector<std::string> *Deps,
+                                   llvm::SMRange Use, DepSink Deps,
                                    llvm::StringRef Role = "",
                                    RecipeState::NameSlot *Slot = nullptr);
   /// CS.C->find(Name, Role), through CS.Known rather than a search of the

@@ -138,6 +138,31 @@ protected:
   ArmInfo() = default; ///< Made by Sema only.
 };
 
+/// The cell names a formula read, in first-use order. Every cell that
+/// takes a cell-invariant formula's value shares one list: copying a
+/// resolved value copies a reference, not the names. A list being filled
+/// (Sema only) is copied first if another value shares it.
+class DepList {
+public:
+  using const_iterator = std::vector<std::string>::const_iterator;
+  DepList() = default;
+  DepList(std::initializer_list<std::string> Names)
+      : L(std::make_shared<const std::vector<std::string>>(Names)) {}
+  const_iterator begin() const { return names().begin(); }
+  const_iterator end() const { return names().end(); }
+  size_t size() const { return names().size(); }
+  bool empty() const { return !L || L->empty(); }
+  const std::vector<std::string> &names() const {
+    static const std::vector<std::string> None;
+    return L ? *L : None;
+  }
+  /// Appends Name unless the list holds it.
+  void add(llvm::StringRef Name);
+
+private:
+  std::shared_ptr<const std::vector<std::string>> L;
+};
+
 /// A resolved value with its provenance.
 struct ResolvedValue {
   Value V;
@@ -146,7 +171,7 @@ struct ResolvedValue {
   /// knob without default is none).
   const Assignment *From = nullptr;
   /// Cell names the formula read, in first-use order ("conc" included).
-  std::vector<std::string> Deps;
+  DepList Deps;
   /// Set when the value is cell N's (`server = cell(N)`, chains followed).
   std::optional<int64_t> ServerFrom;
 };
