@@ -96,6 +96,17 @@ unsigned RecipeState::keyId(const NameSlot &S, unsigned RoleIdx,
   return KeyIds[Index];
 }
 
+void RecipeState::markSameInEveryCell(const NameSlot &S, unsigned RoleIdx,
+                                      llvm::StringRef Key) {
+  unsigned Id = keyId(S, RoleIdx, Key);
+  if (Id >= SameById.size())
+    SameById.resize(std::max<size_t>(Id + 1, Keys->size()), false);
+  if (!SameById[Id]) {
+    SameById[Id] = true;
+    SameInEveryCell.insert(Key);
+  }
+}
+
 /// Cell::find(Name, Role) through R.KeyIds: the role's own value, else the
 /// unqualified one.
 static const ResolvedValue *findKnown(const CellState &CS,
@@ -287,7 +298,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       return std::nullopt;
     }
     if (Uniform)
-      R.SameInEveryCell.insert(Key);
+      R.markSameInEveryCell(Slot, RoleIdx, Key);
     return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
   Best->EffectiveIn.push_back(C.Conc);
@@ -343,7 +354,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
         return R.SameInEveryCell.count(D) != 0;
       });
   if (SameEverywhere) {
-    R.SameInEveryCell.insert(Key);
+    R.markSameInEveryCell(Slot, RoleIdx, Key);
     if (!Best->Literal)
       R.Shared[{Best, RoleIdx}] = {RV.V, RV.Deps};
   }

@@ -57,9 +57,13 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
       return V;
     }
 
-  if (Ctx.Recipe && Ctx.Recipe->slot(Name).CN) {
+  if (RecipeState::NameSlot *Slot =
+          Ctx.Recipe ? &Ctx.Recipe->slot(Name) : nullptr;
+      Slot && Slot->CN) {
+    // The slot is handed on: one hash of the name per read, not two.
     if (Ctx.Cell)
-      return resolveName(*Ctx.Cell, Name, E->getRange(), Ctx.Deps, Ctx.Role);
+      return resolveName(*Ctx.Cell, Name, E->getRange(), Ctx.Deps, Ctx.Role,
+                         Ctx.Cell->R == Ctx.Recipe ? Slot : nullptr);
     diag(E->getRange(), DiagID::err_not_constant) << Name << Ctx.What;
     return std::nullopt;
   }

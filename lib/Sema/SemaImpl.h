@@ -245,6 +245,12 @@ struct RecipeState {
   /// cell: their assignments all apply to every cell and the winning
   /// formula read no `conc`, no cell layout and only names of this set.
   llvm::StringSet<> SameInEveryCell;
+  /// Adds Key, the slot's key in role RoleIdx, to SameInEveryCell: every
+  /// cell finds it so, and a flag by key id spares a hash of the key in
+  /// each of them.
+  void markSameInEveryCell(const NameSlot &S, unsigned RoleIdx,
+                           llvm::StringRef Key);
+  std::vector<bool> SameById;
   /// Conditions (a knob's `where`, a check) that held in a cell, for a
   /// role (roleIndex), while reading only SameInEveryCell names and
   /// nothing of the cell itself: they hold in every cell and are not
