@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallString.h"
 
 #include <algorithm>
+#include <cassert>
 
 using namespace arecipe;
 using namespace arecipe::sema;
@@ -69,6 +70,90 @@ std::string Assignment::describeSite() const {
   return Site;
 }
 
+void DepList::add(llvm::StringRef Name) {
+  if (std::find(begin(), end(), Name) != end())
+    return;
+  auto Names = L && L.use_count() == 1
+                   ? std::const_pointer_cast<std::vector<std::string>>(L)
+                   : std::make_shared<std::vector<std::string>>(names());
+  Names->push_back(Name.str());
+  L = std::move(Names);
+}
+
+unsigned CellKeys::add(llvm::StringRef Key) {
+  auto [It, New] = Ids.try_emplace(Key, unsigned(Keys.size()));
+  if (!New)
+    return It->second;
+  Keys.push_back(std::make_unique<std::string>(Key.str()));
+  // Once per key and recipe, not per cell: an insertion into the order.
+  auto Pos = std::lower_bound(
+      Order.begin(), Order.end(), Key,
+      [&](unsigned Id, llvm::StringRef K) { return *Keys[Id] < K; });
+  Order.insert(Pos, It->second);
+  return It->second;
+}
+
+void ValueTable::const_iterator::skipAbsent() {
+  llvm::ArrayRef<unsigned> Sorted =
+      T->Keys ? T->Keys->sorted() : llvm::ArrayRef<unsigned>();
+  while (Pos < Sorted.size() &&
+         (Sorted[Pos] >= T->ById.size() || !T->ById[Sorted[Pos]]))
+    ++Pos;
+}
+
+ValueTable::ValueTable(const ValueTable &O) : Keys(O.Keys) {
+  for (unsigned Id = 0; Id < O.ById.size(); ++Id)
+    if (O.ById[Id])
+      set(Id, O.ById[Id]->second);
+}
+
+ValueTable &ValueTable::operator=(const ValueTable &O) {
+  if (this != &O)
+    *this = ValueTable(O);
+  return *this;
+}
+
+ValueTable::const_iterator ValueTable::lower_bound(llvm::StringRef Key) const {
+  if (!Keys)
+    return end();
+  llvm::ArrayRef<unsigned> Sorted = Keys->sorted();
+  auto Pos = std::lower_bound(
+      Sorted.begin(), Sorted.end(), Key,
+      [&](unsigned Id, llvm::StringRef K) { return Keys->key(Id) < K; });
+  return {this, size_t(Pos - Sorted.begin())};
+}
+
+const ResolvedValue *ValueTable::lookup(llvm::StringRef Key) const {
+  return Keys ? at(Keys->lookup(Key)) : nullptr;
+}
+
+ResolvedValue &ValueTable::set(unsigned Id, ResolvedValue RV) {
+  assert(Keys && Id < Keys->size() && "a key of the recipe's CellKeys");
+  if (Id >= ById.size())
+    ById.resize(std::max<size_t>(Id + 1, Keys->size()), nullptr);
+  if (Entry *E = ById[Id]) {
+    E->second = std::move(RV);
+    return E->second;
+  }
+  // A block holds about as many values as a small recipe's cell.
+  constexpr size_t BlockSize = 64;
+  if (Blocks.empty() || Blocks.back().size() == Blocks.back().capacity()) {
+    Blocks.emplace_back();
+    Blocks.back().reserve(BlockSize);
+  }
+  Blocks.back().push_back(Entry{Keys->key(Id), std::move(RV)});
+  ById[Id] = &Blocks.back().back();
+  ++Count;
+  return ById[Id]->second;
+}
+
+void ValueTable::erase(unsigned Id) {
+  if (Id < ById.size() && ById[Id]) {
+    ById[Id] = nullptr;
+    --Count;
+  }
+}
+
 const ResolvedValue *ProcessInfo::findKnob(llvm::StringRef Name) const {
   auto It = Knobs.find(Name);
   return It == Knobs.end() ? nullptr : &It->second;
@@ -82,8 +167,7 @@ llvm::ArrayRef<Rendering> Cell::renderings() const {
 }
 
 const ResolvedValue *Cell::find(llvm::StringRef Name) const {
-  auto It = Values.find(Name);
-  return It == Values.end() ? nullptr : &It->second;
+  return Values.lookup(Name);
 }
 
 const ResolvedValue *Cell::find(llvm::StringRef Name,

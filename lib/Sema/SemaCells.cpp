@@ -81,43 +81,54 @@ bool SemaImpl::applies(const Assignment &A, const Cell &C) const {
   }
 }
 
-/// Cell::find(Name, Role) through CS.Known: the role's own value, else the
+unsigned RecipeState::keyId(const NameSlot &S, unsigned RoleIdx,
+                            llvm::StringRef Key) {
+  if (RoleIdx >= KnownRoles)
+    return Keys->add(Key);
+  size_t Base = size_t(S.Id) * KnownRoles, Index = Base + RoleIdx;
+  // Whole groups of KnownRoles entries, so findKnown may read a name's
+  // group once its first entry is in range.
+  if (Index >= KeyIds.size())
+    KeyIds.resize(std::max(Base + KnownRoles, KeyIds.size() * 2),
+                  CellKeys::None);
+  if (KeyIds[Index] == CellKeys::None)
+    KeyIds[Index] = Keys->add(Key);
+  return KeyIds[Index];
+}
+
+void RecipeState::markSameInEveryCell(const NameSlot &S, unsigned RoleIdx,
+                                      llvm::StringRef Key) {
+  unsigned Id = keyId(S, RoleIdx, Key);
+  if (Id >= SameById.size())
+    SameById.resize(std::max<size_t>(Id + 1, Keys->size()), false);
+  if (!SameById[Id]) {
+    SameById[Id] = true;
+    SameInEveryCell.insert(Key);
+  }
+}
+
+/// Cell::find(Name, Role) through R.KeyIds: the role's own value, else the
 /// unqualified one.
 static const ResolvedValue *findKnown(const CellState &CS,
                                       const RecipeState::NameSlot &S,
                                       unsigned RoleIdx, llvm::StringRef Name,
                                       llvm::StringRef Role) {
-  if (CS.Compacted || RoleIdx >= CellState::KnownRoles)
+  const RecipeState &R = *CS.R;
+  if (RoleIdx >= RecipeState::KnownRoles)
     return CS.C->find(Name, Role);
-  size_t Base = size_t(S.Id) * CellState::KnownRoles;
-  if (Base >= CS.Known.size())
+  size_t Base = size_t(S.Id) * RecipeState::KnownRoles;
+  if (Base >= R.KeyIds.size())
     return nullptr;
   if (RoleIdx)
-    if (const ResolvedValue *RV = CS.Known[Base + RoleIdx])
+    if (const ResolvedValue *RV = CS.C->Values.at(R.KeyIds[Base + RoleIdx]))
       return RV;
-  return CS.Known[Base];
+  return CS.C->Values.at(R.KeyIds[Base]);
 }
 
-/// Sets Key (Name, or `Role.Name`) in the cell's values and CS.Known;
-/// returns the value.
+/// Sets Key (Name, or `Role.Name`) in the cell's values; returns the value.
 static Value store(CellState &CS, const RecipeState::NameSlot &S,
                    unsigned RoleIdx, llvm::StringRef Key, ResolvedValue RV) {
-  auto &Values = CS.C->Values;
-  auto It = Values.lower_bound(Key);
-  if (It == Values.end() || It->first != Key)
-    It = Values.emplace_hint(It, Key.str(), std::move(RV));
-  else
-    It->second = std::move(RV);
-  if (!CS.Compacted && RoleIdx < CellState::KnownRoles) {
-    // Whole groups of KnownRoles entries, so findKnown may read a name's
-    // group once its first entry is in range.
-    size_t Base = size_t(S.Id) * CellState::KnownRoles;
-    if (Base >= CS.Known.size())
-      CS.Known.resize(
-          std::max(Base + CellState::KnownRoles, CS.Known.size() * 2), nullptr);
-    CS.Known[Base + RoleIdx] = &It->second;
-  }
-  return It->second.V;
+  return CS.C->Values.set(CS.R->keyId(S, RoleIdx, Key), std::move(RV)).V;
 }
 
 const ResolvedValue *SemaImpl::findCellValue(RecipeState &R, CellState &CS,
@@ -126,10 +137,13 @@ const ResolvedValue *SemaImpl::findCellValue(RecipeState &R, CellState &CS,
   return findKnown(CS, R.slot(Name), R.roleIndex(Role), Name, Role);
 }
 
-static void addDep(std::vector<std::string> *Deps, llvm::StringRef Name) {
-  if (Deps && std::find(Deps->begin(), Deps->end(), Name) == Deps->end())
-    Deps->push_back(Name.str());
+/// Whether Key failed in the cell; most cells have no failure, and then
+/// no key is hashed.
+static bool hasFailed(const CellState &CS, llvm::StringRef Key) {
+  return !CS.Failed.empty() && CS.Failed.count(Key);
 }
+
+static void addDep(DepSink Deps, llvm::StringRef Name) { Deps.add(Name); }
 
 /// Whether A may define the name for Role: a shared assignment everywhere,
 /// a role's own only in that role.
@@ -146,8 +160,7 @@ static bool stronger(const Assignment &A, const Assignment &B) {
 }
 
 std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
-                                           llvm::SMRange Use,
-                                           std::vector<std::string> *Deps,
+                                           llvm::SMRange Use, DepSink Deps,
                                            llvm::StringRef RoleIn,
                                            RecipeState::NameSlot *GivenSlot) {
   Cell &C = *CS.C;
@@ -175,7 +188,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     addDep(Deps, Name);
     if (const ResolvedValue *RV = findKnown(CS, Slot, 0, Name, ""))
       return RV->V;
-    if (CS.Failed.count(Name))
+    if (hasFailed(CS, Name))
       return std::nullopt;
     std::optional<Value> P = resolveName(CS, Name, Use, nullptr, "prefill");
     std::optional<Value> D = resolveName(CS, Name, Use, nullptr, "decode");
@@ -215,7 +228,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   // read, or a resolved cell's compacted values).
   if (const ResolvedValue *RV = findKnown(CS, Slot, RoleIdx, Name, Role))
     return RV->V;
-  if (CS.Failed.count(Key))
+  if (hasFailed(CS, Key))
     return std::nullopt;
 
   auto Pos = std::find(CS.Stack.begin(), CS.Stack.end(), Key);
@@ -223,15 +236,14 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     size_t First = Pos - CS.Stack.begin();
     std::string Text;
     for (size_t N = First; N < CS.Stack.size(); ++N)
-      Text += CS.Stack[N] + " -> ";
+      Text += (CS.Stack[N] + " -> ").str();
     Text += Key.str();
     const AssignmentState *Head = CS.StackFrom[First];
     auto B = report(Head->Range, DiagID::err_dependency_cycle);
     B << (" in cell " + cellLabel(CS)) << Text;
     for (size_t N = First + 1; N < CS.Stack.size(); ++N)
       B.note(CS.StackFrom[N]->Range.Start, DiagID::note_cycle_step)
-          << CS.Stack[N]
-          << (N + 1 < CS.Stack.size() ? CS.Stack[N + 1] : Key.str())
+          << CS.Stack[N] << (N + 1 < CS.Stack.size() ? CS.Stack[N + 1] : Key)
           << CS.StackFrom[N]->Range;
     for (size_t N = First; N < CS.Stack.size(); ++N)
       CS.Failed.insert(CS.Stack[N]);
@@ -286,7 +298,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       return std::nullopt;
     }
     if (Uniform)
-      R.SameInEveryCell.insert(Key);
+      R.markSameInEveryCell(Slot, RoleIdx, Key);
     return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
   Best->EffectiveIn.push_back(C.Conc);
@@ -308,7 +320,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   if (Best->Literal) {
     V = Best->Literal;
   } else {
-    CS.Stack.push_back(Key.str());
+    CS.Stack.push_back(Key);
     CS.StackFrom.push_back(Best);
     EvalCtx Ctx;
     Ctx.M = Best->M;
@@ -342,7 +354,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
         return R.SameInEveryCell.count(D) != 0;
       });
   if (SameEverywhere) {
-    R.SameInEveryCell.insert(Key);
+    R.markSameInEveryCell(Slot, RoleIdx, Key);
     if (!Best->Literal)
       R.Shared[{Best, RoleIdx}] = {RV.V, RV.Deps};
   }
@@ -423,30 +435,28 @@ void SemaImpl::compactRoleValues(CellState &CS) {
   Cell &C = *CS.C;
   if (!C.isDisaggregated())
     return;
-  // Entries are erased below: CS.Known would point to freed nodes.
-  CS.Compacted = true;
-  CS.Known.clear();
   // Names resolved for both roles; equal ones are kept once, unqualified.
-  std::map<std::string, std::pair<const ResolvedValue *, const ResolvedValue *>>
-      ByName;
-  for (const auto &[Key, RV] : C.Values) {
-    llvm::StringRef K = Key;
-    if (K.consume_front("prefill."))
-      ByName[K.str()].first = &RV;
-    else if (K.consume_front("decode."))
-      ByName[K.str()].second = &RV;
-  }
-  for (auto &[Name, Pair] : ByName) {
-    auto [P, D] = Pair;
+  // Each name is decided on its own, so the keys' order does not matter.
+  RecipeState &R = *CS.R;
+  CellKeys &Keys = *R.Keys;
+  for (size_t Id = 0, E = Keys.size(); Id < E; ++Id) {
+    llvm::StringRef Name = Keys.key(Id);
+    if (!Name.consume_front("prefill."))
+      continue;
+    const ResolvedValue *P = C.Values.at(Id);
+    unsigned DId = Keys.lookup(("decode." + Name).str());
+    const ResolvedValue *D = C.Values.at(DId);
     if (!P || !D)
       continue;
     if (P->V == D->V) {
       ResolvedValue Keep = *P;
-      C.Values.erase("prefill." + Name);
-      C.Values.erase("decode." + Name);
-      C.Values[Name] = Keep;
+      C.Values.erase(Id);
+      C.Values.erase(DId);
+      // Through the name's slot, so findKnown sees the value (a cell whose
+      // server is this one reads it).
+      C.Values.set(R.keyId(R.slot(Name), 0, Name), std::move(Keep));
     } else {
-      C.Values.erase(Name);
+      C.Values.erase(Keys.lookup(Name));
     }
   }
 }
@@ -463,7 +473,7 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
   setRoles(CS);
   CS.TopologyKnown = true;
   // (A topology that failed is reported; its roles are not known.)
-  if (!CS.C->isDisaggregated() && !CS.Failed.count("topology"))
+  if (!CS.C->isDisaggregated() && !hasFailed(CS, "topology"))
     for (const AssignmentState *A : R.Assignments)
       if (!A->Role.empty() && applies(*A, *CS.C) &&
           R.ReportedOnce.insert({A, 0}).second)

@@ -57,9 +57,13 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
       return V;
     }
 
-  if (Ctx.Recipe && Ctx.Recipe->slot(Name).CN) {
+  if (RecipeState::NameSlot *Slot =
+          Ctx.Recipe ? &Ctx.Recipe->slot(Name) : nullptr;
+      Slot && Slot->CN) {
+    // The slot is handed on: one hash of the name per read, not two.
     if (Ctx.Cell)
-      return resolveName(*Ctx.Cell, Name, E->getRange(), Ctx.Deps, Ctx.Role);
+      return resolveName(*Ctx.Cell, Name, E->getRange(), Ctx.Deps, Ctx.Role,
+                         Ctx.Cell->R == Ctx.Recipe ? Slot : nullptr);
     diag(E->getRange(), DiagID::err_not_constant) << Name << Ctx.What;
     return std::nullopt;
   }
@@ -841,9 +845,7 @@ std::optional<Value> SemaImpl::eval(const ast::Expr *E, const EvalCtx &Ctx) {
   case ast::NodeKind::ConcExpr:
     if (Ctx.Cell) {
       ++Ctx.Cell->CellReads;
-      if (Ctx.Deps && std::find(Ctx.Deps->begin(), Ctx.Deps->end(), "conc") ==
-                          Ctx.Deps->end())
-        Ctx.Deps->push_back("conc");
+      Ctx.Deps.add("conc");
       return Value::integer(Ctx.Cell->C->Conc);
     }
     if (Ctx.Conc)

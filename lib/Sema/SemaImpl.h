@@ -31,6 +31,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -129,7 +130,9 @@ struct SilentKnob {
 struct CellState {
   Cell *C = nullptr;
   RecipeState *R = nullptr;
-  std::vector<std::string> Stack; ///< Names being evaluated (cycles).
+  /// Keys being evaluated (cycles); each views the key of the resolveName
+  /// call that evaluates it, which returns before it is popped.
+  std::vector<llvm::StringRef> Stack;
   std::vector<const AssignmentState *> StackFrom;
   llvm::StringSet<> Failed; ///< Keys (`tp`, `prefill.tp`) that failed.
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
@@ -143,21 +146,36 @@ struct CellState {
   /// Set once `topology` is resolved: from then on Cell::Roles is known and
   /// server-side names resolve per role.
   bool TopologyKnown = false;
-  /// C->Values's entries by RecipeState::NameSlot::Id and role index
-  /// (`Id * KnownRoles + roleIndex`): resolveName reads every name through
-  /// here instead of searching the ordered map. The pointers are into the
-  /// map's nodes, which do not move; compactRoleValues erases entries and
-  /// sets Compacted, after which the map is searched again.
-  std::vector<const ResolvedValue *> Known;
-  static constexpr unsigned KnownRoles = 3; ///< "", "prefill", "decode".
-  bool Compacted = false;
   CellKey key() const;
 };
 
 /// A formula's value that is the same in every cell, with the names it read.
 struct SharedValue {
   Value V;
-  std::vector<std::string> Deps;
+  DepList Deps;
+};
+
+/// Where an evaluation records the cell names it reads: a plain list (a
+/// check's or render condition's) or a resolved value's DepList. Null:
+/// nowhere.
+class DepSink {
+public:
+  DepSink() = default;
+  DepSink(std::nullptr_t) {}
+  DepSink(std::vector<std::string> *V) : V(V) {}
+  DepSink(DepList *D) : D(D) {}
+  explicit operator bool() const { return V || D; }
+  /// Records Name unless it is recorded (a sink is a pointer: const).
+  void add(llvm::StringRef Name) const {
+    if (D)
+      D->add(Name);
+    else if (V && std::find(V->begin(), V->end(), Name) == V->end())
+      V->push_back(Name.str());
+  }
+
+private:
+  std::vector<std::string> *V = nullptr;
+  DepList *D = nullptr;
 };
 
 struct RecipeState {
@@ -191,6 +209,16 @@ struct RecipeState {
   /// decides evaluation and diagnostic order.
   llvm::StringMap<NameSlot> Slots;
   NameSlot &slot(llvm::StringRef Name);
+  /// The keys of every cell's Values (the cells share them).
+  std::shared_ptr<CellKeys> Keys = std::make_shared<CellKeys>();
+  /// Keys's id of a slot's key in a role, by `Id * KnownRoles +
+  /// roleIndex` (CellKeys::None until first stored): resolveName finds a
+  /// name's value in a cell by two indexings, without a hash of the key.
+  std::vector<unsigned> KeyIds;
+  static constexpr unsigned KnownRoles = 3; ///< "", "prefill", "decode".
+  /// The id of Key (Name, or `Role.Name`), the slot's key in the role
+  /// RoleIdx.
+  unsigned keyId(const NameSlot &S, unsigned RoleIdx, llvm::StringRef Key);
   /// Names in order with their slots: what every cell resolves, without a
   /// hash per name and cell (rebuilt when Names has grown).
   std::vector<std::pair<llvm::StringRef, NameSlot *>> NameOrder;
@@ -217,6 +245,12 @@ struct RecipeState {
   /// cell: their assignments all apply to every cell and the winning
   /// formula read no `conc`, no cell layout and only names of this set.
   llvm::StringSet<> SameInEveryCell;
+  /// Adds Key, the slot's key in role RoleIdx, to SameInEveryCell: every
+  /// cell finds it so, and a flag by key id spares a hash of the key in
+  /// each of them.
+  void markSameInEveryCell(const NameSlot &S, unsigned RoleIdx,
+                           llvm::StringRef Key);
+  std::vector<bool> SameById;
   /// Conditions (a knob's `where`, a check) that held in a cell, for a
   /// role (roleIndex), while reading only SameInEveryCell names and
   /// nothing of the cell itself: they hold in every cell and are not
@@ -301,7 +335,7 @@ struct EvalCtx {
   std::optional<int64_t> Conc;     ///< Bound `conc` without a cell (bands).
   llvm::StringRef What;            ///< "a file-level constant", ...
   const Type *Expected = nullptr;  ///< Resolves bare enum members.
-  std::vector<std::string> *Deps = nullptr;
+  DepSink Deps;
   /// Comprehension variables in scope; they shadow every other name.
   const LocalScope *Locals = nullptr;
   /// Set while rendering for one process: the render context (`role`,
@@ -544,8 +578,7 @@ public:
   /// Name's value in the cell, for Role (see EvalCtx::Role).
   /// Slot, when given, is CS.R->slot(Name).
   std::optional<Value> resolveName(CellState &CS, llvm::StringRef Name,
-                                   llvm::SMRange Use,
-                                   std::vector<std::string> *Deps,
+                                   llvm::SMRange Use, DepSink Deps,
                                    llvm::StringRef Role = "",
                                    RecipeState::NameSlot *Slot = nullptr);
   /// CS.C->find(Name, Role), through CS.Known rather than a search of the

@@ -1119,6 +1119,7 @@ void SemaImpl::analyzeRecipe(EntityState &Recipe) {
       Cell &Cl = Out.Cells[N++];
       Cl.Conc = C;
       Cl.Arm = Arm;
+      Cl.Values = ValueTable(R.Keys);
       CellState &CS = R.Cells[{Arm->Index, C}];
       CS.C = &Cl;
       CS.R = &R;

@@ -6,6 +6,8 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+
 using namespace arecipe;
 
 namespace {
@@ -124,3 +126,34 @@ TEST(SemaPipelineTest, ValueSameInEveryCellIsShared) {
 }
 
 } // namespace
+
+TEST(SemaPipelineTest, CellInvariantFormulaSharesItsOperandList) {
+  auto R = compile(llvm::StringRef(Recipe).str().replace(
+      std::string(Recipe).find("  at conc 14"), 0, "  let twice = tp * 2\n"));
+  ASSERT_TRUE(R->Ok);
+  const sema::RecipeCells &Cells = *R->C->recipes()[0];
+  const sema::ResolvedValue *T14 = Cells.findCell(14)->find("twice");
+  const sema::ResolvedValue *T16 = Cells.findCell(16)->find("twice");
+  ASSERT_TRUE(T14 && T16);
+  EXPECT_EQ(T16->Deps.names(), std::vector<std::string>{"tp"});
+  // Evaluated once for the recipe: both cells hold the one list.
+  EXPECT_EQ(&T14->Deps.names(), &T16->Deps.names());
+  const sema::ResolvedValue *W = Cells.findCell(16)->find("window");
+  ASSERT_TRUE(W);
+  EXPECT_EQ(W->Deps.names(), std::vector<std::string>{"conc"});
+}
+
+TEST(SemaPipelineTest, CellValuesIterateSortedByName) {
+  auto R = compile(Recipe);
+  ASSERT_TRUE(R->Ok);
+  for (const sema::Cell &C : R->C->recipes()[0]->Cells) {
+    std::vector<std::string> Names;
+    for (const auto &[Name, RV] : C.Values) {
+      Names.push_back(Name);
+      EXPECT_EQ(C.find(Name), &RV);
+    }
+    EXPECT_EQ(Names.size(), C.Values.size());
+    EXPECT_TRUE(std::is_sorted(Names.begin(), Names.end()));
+    EXPECT_NE(std::find(Names.begin(), Names.end(), "window"), Names.end());
+  }
+}

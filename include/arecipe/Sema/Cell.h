@@ -20,8 +20,10 @@
 #include "arecipe/Sema/Value.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SMLoc.h"
 
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -136,6 +138,31 @@ protected:
   ArmInfo() = default; ///< Made by Sema only.
 };
 
+/// The cell names a formula read, in first-use order. Every cell that
+/// takes a cell-invariant formula's value shares one list: copying a
+/// resolved value copies a reference, not the names. A list being filled
+/// (Sema only) is copied first if another value shares it.
+class DepList {
+public:
+  using const_iterator = std::vector<std::string>::const_iterator;
+  DepList() = default;
+  DepList(std::initializer_list<std::string> Names)
+      : L(std::make_shared<const std::vector<std::string>>(Names)) {}
+  const_iterator begin() const { return names().begin(); }
+  const_iterator end() const { return names().end(); }
+  size_t size() const { return names().size(); }
+  bool empty() const { return !L || L->empty(); }
+  const std::vector<std::string> &names() const {
+    static const std::vector<std::string> None;
+    return L ? *L : None;
+  }
+  /// Appends Name unless the list holds it.
+  void add(llvm::StringRef Name);
+
+private:
+  std::shared_ptr<const std::vector<std::string>> L;
+};
+
 /// A resolved value with its provenance.
 struct ResolvedValue {
   Value V;
@@ -144,9 +171,118 @@ struct ResolvedValue {
   /// knob without default is none).
   const Assignment *From = nullptr;
   /// Cell names the formula read, in first-use order ("conc" included).
-  std::vector<std::string> Deps;
+  DepList Deps;
   /// Set when the value is cell N's (`server = cell(N)`, chains followed).
   std::optional<int64_t> ServerFrom;
+};
+
+/// The keys a recipe's cells hold values under (`tp`, `prefill.tp`,
+/// `env.X`), shared by all its cells: each key is one string with a dense
+/// id, so a cell stores a value by id and builds no string per name, and
+/// the ids are kept in key order, which is the order a cell's values are
+/// iterated in (deterministic output depends on it). Sema adds keys while
+/// it resolves the cells; readers only look them up.
+class CellKeys {
+public:
+  static constexpr unsigned None = ~0u;
+  /// Key's id, or None.
+  unsigned lookup(llvm::StringRef Key) const {
+    auto It = Ids.find(Key);
+    return It == Ids.end() ? None : It->second;
+  }
+  const std::string &key(unsigned Id) const { return *Keys[Id]; }
+  size_t size() const { return Keys.size(); }
+  /// Ids in ascending key order.
+  llvm::ArrayRef<unsigned> sorted() const { return Order; }
+  /// Key's id, added if new.
+  unsigned add(llvm::StringRef Key);
+
+private:
+  /// Owned one by one: a cell's entries refer to these strings.
+  std::vector<std::unique_ptr<std::string>> Keys;
+  llvm::StringMap<unsigned> Ids;
+  std::vector<unsigned> Order;
+};
+
+/// A cell's values by key, iterated in ascending key order like the
+/// std::map it replaces. A value is stored once, in a slot its key's id
+/// indexes, without a search, a tree node or a copy of the key (resolving a
+/// cell stores every name, and that cost dominated the resolution); the
+/// order comes from the recipe's CellKeys. A stored value stays where it is
+/// until the table is destroyed: pointers to it stay valid while more
+/// values are added.
+class ValueTable {
+public:
+  /// What iteration yields: `for (const auto &[Name, RV] : C.Values)`.
+  struct Entry {
+    const std::string &first;
+    ResolvedValue second;
+  };
+  class const_iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Entry;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Entry *;
+    using reference = const Entry &;
+    const_iterator() = default;
+    reference operator*() const { return *T->ById[T->Keys->sorted()[Pos]]; }
+    pointer operator->() const { return &**this; }
+    const_iterator &operator++() {
+      ++Pos;
+      skipAbsent();
+      return *this;
+    }
+    bool operator==(const const_iterator &O) const { return Pos == O.Pos; }
+    bool operator!=(const const_iterator &O) const { return Pos != O.Pos; }
+
+  private:
+    friend class ValueTable;
+    const_iterator(const ValueTable *T, size_t Pos) : T(T), Pos(Pos) {
+      skipAbsent();
+    }
+    void skipAbsent();
+    const ValueTable *T = nullptr;
+    size_t Pos = 0; ///< In T->Keys->sorted().
+  };
+
+  ValueTable() = default;
+  explicit ValueTable(std::shared_ptr<const CellKeys> Keys)
+      : Keys(std::move(Keys)) {}
+  ValueTable(const ValueTable &O);
+  ValueTable &operator=(const ValueTable &O);
+  ValueTable(ValueTable &&) noexcept = default;
+  ValueTable &operator=(ValueTable &&) noexcept = default;
+
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, Keys ? Keys->size() : 0}; }
+  size_t size() const { return Count; }
+  bool empty() const { return Count == 0; }
+  /// The first entry whose key is not less than Key.
+  const_iterator lower_bound(llvm::StringRef Key) const;
+  /// Key's value, or null.
+  const ResolvedValue *lookup(llvm::StringRef Key) const;
+  const CellKeys *keys() const { return Keys.get(); }
+
+  /// The value of the key with that id (CellKeys), or null.
+  const ResolvedValue *at(unsigned Id) const {
+    return Id < ById.size() && ById[Id] ? &ById[Id]->second : nullptr;
+  }
+  ResolvedValue *at(unsigned Id) {
+    return Id < ById.size() && ById[Id] ? &ById[Id]->second : nullptr;
+  }
+  /// Sets the value of the key with that id; returns where it is kept.
+  ResolvedValue &set(unsigned Id, ResolvedValue RV);
+  void erase(unsigned Id);
+
+private:
+  std::shared_ptr<const CellKeys> Keys;
+  /// By key id; null where the cell has no value.
+  std::vector<Entry *> ById;
+  /// Entries in blocks that never grow past their capacity, so an entry
+  /// never moves.
+  std::vector<std::vector<Entry>> Blocks;
+  size_t Count = 0;
 };
 
 /// A rendering that applies in a cell: a knob's render clause whose
@@ -242,13 +378,11 @@ struct Cell {
   const BandInfo *Band = nullptr;
   std::optional<int64_t> ServerFrom; ///< The N of `server = cell(N)`.
   std::optional<int64_t> ServerRoot; ///< The end of the cell(N) chain.
-  /// Sorted by name. In a disaggregated cell a server-side name whose
-  /// value differs between the roles appears as `prefill.NAME` and
+  /// Iterated sorted by name. In a disaggregated cell a server-side name
+  /// whose value differs between the roles appears as `prefill.NAME` and
   /// `decode.NAME` (never unqualified); one the roles agree on, once,
-  /// unqualified. Transparent comparison: every read of a name looks it up
-  /// by StringRef, and building a string per lookup cost more than the
-  /// search itself.
-  std::map<std::string, ResolvedValue, std::less<>> Values;
+  /// unqualified.
+  ValueTable Values;
   int64_t Gpus = 0;
   int64_t Nodes = 0;
   /// GPUs per engine role: {server} or {prefill, decode}, in that order.
