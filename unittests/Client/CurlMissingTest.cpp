@@ -4,12 +4,17 @@
 // so each case runs in a fresh process of its own (a "threadsafe" death test
 // re-executes this binary) with ARECIPE_LIBCURL naming a file that does not
 // exist. test/Client/curl-missing.test covers arecipe-load end to end.
+// The child's stderr is checked with a matcher, not a regular expression:
+// in the sanitizer build, glibc's regexec called through the sanitizer's
+// interceptor deadlocked on the pattern's lock in the parent, hanging the
+// whole suite.
 //
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Client/Readiness.h"
 #include "arecipe/Client/Workload.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -41,8 +46,9 @@ TEST(CurlMissing, ReadinessFailsAtOnceSayingWhy) {
         report(waitUntilServing(Target, 30, Err), Err);
       },
       ::testing::ExitedWithCode(0),
-      "^cannot load libcurl, which the readiness check of "
-      "http://127.0.0.1:9/v1/models needs: libarecipe-no-such-curl.so.4: ");
+      ::testing::StartsWith(
+          "cannot load libcurl, which the readiness check of "
+          "http://127.0.0.1:9/v1/models needs: libarecipe-no-such-curl.so.4: "));
 }
 
 TEST(CurlMissing, RunTransportNeedsLibcurlOnlyBeyondPlainHttp) {
@@ -57,7 +63,8 @@ TEST(CurlMissing, RunTransportNeedsLibcurlOnlyBeyondPlainHttp) {
         report(checkRunTransport(Spec, Target, Err) && Err.empty(),
                "plain http needs no libcurl");
       },
-      ::testing::ExitedWithCode(1), "^plain http needs no libcurl");
+      ::testing::ExitedWithCode(1),
+      ::testing::StartsWith("plain http needs no libcurl"));
   EXPECT_EXIT(
       {
         ::setenv("ARECIPE_LIBCURL", Missing, 1);
@@ -66,8 +73,9 @@ TEST(CurlMissing, RunTransportNeedsLibcurlOnlyBeyondPlainHttp) {
         report(checkRunTransport(Spec, Target, Err), Err);
       },
       ::testing::ExitedWithCode(0),
-      "^cannot load libcurl, which requests to a server URL that is https:// "
-      "or has credentials need: libarecipe-no-such-curl.so.4: ");
+      ::testing::StartsWith(
+          "cannot load libcurl, which requests to a server URL that is "
+          "https:// or has credentials need: libarecipe-no-such-curl.so.4: "));
   EXPECT_EXIT(
       {
         ::setenv("ARECIPE_LIBCURL", Missing, 1);
@@ -76,8 +84,8 @@ TEST(CurlMissing, RunTransportNeedsLibcurlOnlyBeyondPlainHttp) {
         report(checkRunTransport(Spec, Target, Err), Err);
       },
       ::testing::ExitedWithCode(0),
-      "^cannot load libcurl, which the transport options ask for: "
-      "libarecipe-no-such-curl.so.4: ");
+      ::testing::StartsWith("cannot load libcurl, which the transport options "
+                            "ask for: libarecipe-no-such-curl.so.4: "));
 }
 
 } // namespace
