@@ -46,9 +46,9 @@ TEST(CurlMissing, ReadinessFailsAtOnceSayingWhy) {
         report(waitUntilServing(Target, 30, Err), Err);
       },
       ::testing::ExitedWithCode(0),
-      ::testing::StartsWith(
-          "cannot load libcurl, which the readiness check of "
-          "http://127.0.0.1:9/v1/models needs: libarecipe-no-such-curl.so.4: "));
+      ::testing::StartsWith("cannot load libcurl, which the readiness check of "
+                            "http://127.0.0.1:9/v1/models needs: "
+                            "libarecipe-no-such-curl.so.4: "));
 }
 
 TEST(CurlMissing, RunTransportNeedsLibcurlOnlyBeyondPlainHttp) {
