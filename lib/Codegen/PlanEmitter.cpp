@@ -387,30 +387,6 @@ static void writeKnob(JsonWriter &W, const PlanKnob &K) {
   });
 }
 
-/// Whether writeValue writes A and B the same: the same kind and content
-/// for the values held inline or compared by content here, else the very
-/// same value (a copy of it: Sema shares one value between the cells it
-/// does not change in).
-static bool writesTheSame(const sema::Value &A, const sema::Value &B) {
-  if (A.kind() != B.kind())
-    return false;
-  switch (A.kind()) {
-  case sema::ValueKind::None:
-    return true;
-  case sema::ValueKind::Int:
-  case sema::ValueKind::Bool:
-    return A.getInt() == B.getInt();
-  case sema::ValueKind::String:
-  case sema::ValueKind::Enum:
-    return A.getString() == B.getString();
-  case sema::ValueKind::Float:
-    // Both floats: equal means the same number, so the same text.
-    return A == B;
-  default:
-    return A.isSameAs(B);
-  }
-}
-
 static bool sameOrigin(const KnobOrigin &A, const KnobOrigin &B) {
   if (A.Level != B.Level || A.Where.has_value() != B.Where.has_value())
     return false;
@@ -437,7 +413,8 @@ public:
       Entries.resize(Index + 1);
     Entry &E = Entries[Index];
     if (E.Depth == W.depth() && E.Name == K.Name &&
-        sameOrigin(E.Origin, K.Origin) && writesTheSame(E.Value, *K.Value))
+        sameOrigin(E.Origin, K.Origin) &&
+        E.Value.isIndistinguishableFrom(*K.Value))
       return W.rawValue(E.Text);
     size_t Before = W.text().size();
     writeKnob(W, K);

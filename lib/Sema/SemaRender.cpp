@@ -168,40 +168,6 @@ static bool renderValueAs(SemaImpl &S, ProcessState &PS, const RenderInfo &RI,
   return true;
 }
 
-/// Whether a memoised condition that read A may stand for one that reads
-/// B: values that nothing an expression can do tells apart. Not just
-/// equal: `1` and `1.0` are equal but of two kinds, and `1 GiB` and
-/// `1024 MiB` print differently; a list or map only as the very same value.
-static bool sameForMemo(const Value &A, const Value &B) {
-  if (A.isSameAs(B))
-    return true;
-  if (A.kind() != B.kind())
-    return false;
-  switch (A.kind()) {
-  case ValueKind::Float:
-    // Rationals are kept reduced: equal means the same two integers.
-    return A.getNumber() == B.getNumber();
-  case ValueKind::Quantity: {
-    const Quantity &QA = A.getQuantity(), &QB = B.getQuantity();
-    return QA == QB && QA.preferredUnit() == QB.preferredUnit();
-  }
-  case ValueKind::None:
-    return true;
-  case ValueKind::Bool:
-    return A.getBool() == B.getBool();
-  case ValueKind::Int:
-    return A.getInt() == B.getInt();
-  case ValueKind::String:
-    return A.getString() == B.getString();
-  case ValueKind::Enum:
-    return A.getEnum() == B.getEnum() && A.getString() == B.getString();
-  case ValueKind::Entity:
-    return A.getEntity() == B.getEntity();
-  default:
-    return false;
-  }
-}
-
 std::optional<RecipeState::RenderCond>
 SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
                           const ast::Expr *Cond, const EvalCtx &Ctx,
@@ -229,7 +195,7 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
       for (size_t N = 0; Same && N < M.Deps.size(); ++N) {
         const ResolvedValue *RV = ValueRead(M.Deps[N]);
         Same = RV && RV->L == M.Read[N].second &&
-               sameForMemo(RV->V, M.Read[N].first);
+               RV->V.isIndistinguishableFrom(M.Read[N].first);
       }
       if (Same)
         return M.Result;
@@ -347,8 +313,8 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
           continue;
         std::optional<Value> Msg =
             C->getMessage() ? eval(C->getMessage(), Ctx) : std::nullopt;
-        auto B = report(C->getCondition()->getRange(),
-                        DiagID::err_check_failed);
+        auto B =
+            report(C->getCondition()->getRange(), DiagID::err_check_failed);
         B << Label
           << (Msg ? Msg->getString()
                   : sourceText(C->getCondition()->getRange()).str());

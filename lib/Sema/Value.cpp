@@ -647,8 +647,7 @@ std::optional<Value> arecipe::sema::conformTo(const Value &V, const Type &T) {
     return IsEntity(EntityInfo::Hardware) ? std::optional<Value>(V)
                                           : std::nullopt;
   case Type::Model:
-    return IsEntity(EntityInfo::Model) ? std::optional<Value>(V)
-                                       : std::nullopt;
+    return IsEntity(EntityInfo::Model) ? std::optional<Value>(V) : std::nullopt;
   case Type::Engine:
     return IsEntity(EntityInfo::Engine) ? std::optional<Value>(V)
                                         : std::nullopt;
@@ -1025,5 +1024,36 @@ std::string arecipe::sema::toJSON(const Value &V) {
       return "null";
     return nlohmann::json(S ? *S : V.str()).dump();
   }
+  }
+}
+
+bool Value::isIndistinguishableFrom(const Value &B) const {
+  const Value &A = *this;
+  if (A.isSameAs(B))
+    return true;
+  if (A.kind() != B.kind())
+    return false;
+  switch (A.kind()) {
+  case ValueKind::Float:
+    // Rationals are kept reduced: equal means the same two integers.
+    return A.getNumber() == B.getNumber();
+  case ValueKind::Quantity: {
+    const Quantity &QA = A.getQuantity(), &QB = B.getQuantity();
+    return QA == QB && QA.preferredUnit() == QB.preferredUnit();
+  }
+  case ValueKind::None:
+    return true;
+  case ValueKind::Bool:
+    return A.getBool() == B.getBool();
+  case ValueKind::Int:
+    return A.getInt() == B.getInt();
+  case ValueKind::String:
+    return A.getString() == B.getString();
+  case ValueKind::Enum:
+    return A.getEnum() == B.getEnum() && A.getString() == B.getString();
+  case ValueKind::Entity:
+    return A.getEntity() == B.getEntity();
+  default:
+    return false;
   }
 }

@@ -167,6 +167,11 @@ public:
   bool isSameAs(const Value &O) const {
     return Kind == O.Kind && I == O.I && P == O.P;
   }
+  /// Whether nothing an expression can do, and nothing written from the
+  /// value, tells O apart from this value. Stricter than ==: `1` and `1.0`
+  /// are equal but of two kinds, `1 GiB` and `1024 MiB` print differently;
+  /// a list, map or range only as the very same value.
+  bool isIndistinguishableFrom(const Value &O) const;
 
 private:
   ValueKind Kind = ValueKind::None;
@@ -271,7 +276,8 @@ std::optional<Value> conformTo(const Value &V, const Type &T);
 /// keys in insertion order, enums by member name, quantities in base units.
 /// Returns nullopt when V has no rendering (a non-terminating float, a
 /// fractional number of bytes, a declaration); Why then says why.
-std::optional<std::string> renderValue(const Value &V, std::string *Why = nullptr);
+std::optional<std::string> renderValue(const Value &V,
+                                       std::string *Why = nullptr);
 
 /// V (a map or list) as JSON, keys in insertion order: compact, or with
 /// Python's json.dumps separators (`", "`, `": "`) when Spaced. Indent > 0
