@@ -91,7 +91,7 @@ std::string compileOnce(const CompilerInvocation &Inv,
     std::fprintf(stderr, "%s", DiagOS.str().c_str());
     return "";
   }
-  return *Plan;
+  return std::move(*Plan);
 }
 
 void BM_CompileToPlanJSON(benchmark::State &State) {
@@ -113,19 +113,22 @@ BENCHMARK(BM_CompileToPlanJSON)->Unit(benchmark::kMicrosecond);
 void BM_CompileToPlanJSONCached(benchmark::State &State) {
   const CompilerInvocation Inv = exampleInvocation();
   ModuleCache Cache;
-  std::string First = compileOnce(Inv, &Cache);
+  std::string First = compileOnce(Inv, &Cache), Last;
   size_t Bytes = 0;
   for (auto _ : State) {
     std::string Plan = compileOnce(Inv, &Cache);
-    if (Plan.empty() || Plan != First) {
-      State.SkipWithError(Plan.empty()
-                              ? "the example did not compile"
-                              : "a cached compile changed the plan's bytes");
+    if (Plan.empty()) {
+      State.SkipWithError("the example did not compile");
       break;
     }
     Bytes = Plan.size();
     benchmark::DoNotOptimize(Plan.data());
+    // Compared once, after the loop: comparing 250 kB in every iteration
+    // was 1 % of the time measured.
+    Last = std::move(Plan);
   }
+  if (!Last.empty() && Last != First)
+    State.SkipWithError("a cached compile changed the plan's bytes");
   ModuleCache::Stats St = Cache.getStats();
   State.counters["plan_bytes"] = double(Bytes);
   State.counters["cache_hits"] = double(St.Hits);

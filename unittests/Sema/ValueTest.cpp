@@ -164,6 +164,29 @@ TEST(ValueTest, NumbersCompareAcrossIntAndFloat) {
   EXPECT_NE(Value::integer(3), Value::string("3"));
 }
 
+TEST(ValueTest, IndistinguishableIsStricterThanEqual) {
+  // Equal numbers of two kinds, equal sizes in two units: told apart.
+  EXPECT_EQ(Value::integer(1), Value::number(Rational(1)));
+  EXPECT_FALSE(
+      Value::integer(1).isIndistinguishableFrom(Value::number(Rational(1))));
+  EXPECT_EQ(qty(1, Unit::GiB), qty(1024, Unit::MiB));
+  EXPECT_FALSE(qty(1, Unit::GiB).isIndistinguishableFrom(qty(1024, Unit::MiB)));
+  // Separately built, same content: indistinguishable.
+  EXPECT_TRUE(qty(3, Unit::GB).isIndistinguishableFrom(qty(3, Unit::GB)));
+  EXPECT_TRUE(Value::string("ab").isIndistinguishableFrom(Value::string("ab")));
+  EXPECT_TRUE(Value::number(*Rational::parseDecimal("0.50"))
+                  .isIndistinguishableFrom(
+                      Value::number(*Rational::parseDecimal("0.5"))));
+  EXPECT_FALSE(Value::integer(2).isIndistinguishableFrom(Value::integer(3)));
+  EXPECT_FALSE(Value::boolean(true).isIndistinguishableFrom(Value::integer(1)));
+  EXPECT_TRUE(Value::none().isIndistinguishableFrom(Value::none()));
+  // A list only as the very same value (a copy shares it).
+  Value L = Value::list({Value::integer(1)});
+  Value Copy = L;
+  EXPECT_TRUE(L.isIndistinguishableFrom(Copy));
+  EXPECT_FALSE(L.isIndistinguishableFrom(Value::list({Value::integer(1)})));
+}
+
 TEST(LevelTest, SpellingsMatchThePlanSchema) {
   EXPECT_EQ(getSpelling(Level::Default), "default");
   EXPECT_EQ(getSpelling(Level::AtConc), "at-conc");
