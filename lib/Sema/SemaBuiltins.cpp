@@ -806,8 +806,21 @@ bool SemaImpl::checkFixedLengths(
   return true;
 }
 
-static std::optional<std::vector<std::pair<std::string, Value>>>
-bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
+namespace {
+/// The parameters a call binds its arguments to: a constructor's, a
+/// pre-flight action's or a built-in function's (whose Params are not a
+/// Signature: a view, so a call copies no parameter table).
+struct ParamList {
+  const char *Name;
+  llvm::ArrayRef<Param> Params;
+};
+} // namespace
+
+/// The value of each parameter of Sig, in Sig's order (defaults filled);
+/// nullopt after an error. Only values: a built-in function, called per
+/// cell and process, builds no parameter names.
+static std::optional<std::vector<Value>>
+bindTo(SemaImpl &S, ParamList Sig, llvm::ArrayRef<ast::Argument> Args,
        llvm::SMRange CallRange, const EvalCtx &Ctx) {
   std::vector<std::optional<Value>> Bound(Sig.Params.size());
   std::vector<Value> VariadicElems;
@@ -885,7 +898,8 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
   }
   if (!Ok)
     return std::nullopt;
-  std::vector<std::pair<std::string, Value>> Out;
+  std::vector<Value> Out;
+  Out.reserve(Sig.Params.size());
   for (size_t N = 0; N < Sig.Params.size(); ++N) {
     const Param &P = Sig.Params[N];
     if (P.Variadic) {
@@ -893,7 +907,7 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
         S.diag(CallRange, DiagID::err_missing_argument) << Sig.Name << P.Name;
         return std::nullopt;
       }
-      Out.emplace_back(P.Name, Value::list(VariadicElems));
+      Out.push_back(Value::list(std::move(VariadicElems)));
       continue;
     }
     if (!Bound[N]) {
@@ -903,8 +917,24 @@ bindTo(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
       }
       Bound[N] = P.Default;
     }
-    Out.emplace_back(P.Name, *Bound[N]);
+    Out.push_back(std::move(*Bound[N]));
   }
+  return Out;
+}
+
+/// bindTo with each value under its parameter's name: a pre-flight
+/// action's arguments, a constructor's fields.
+static std::optional<std::vector<std::pair<std::string, Value>>>
+bindNamed(SemaImpl &S, const Signature &Sig, llvm::ArrayRef<ast::Argument> Args,
+          llvm::SMRange CallRange, const EvalCtx &Ctx) {
+  std::optional<std::vector<Value>> Values =
+      bindTo(S, {Sig.Name, Sig.Params}, Args, CallRange, Ctx);
+  if (!Values)
+    return std::nullopt;
+  std::vector<std::pair<std::string, Value>> Out;
+  Out.reserve(Values->size());
+  for (size_t N = 0; N < Values->size(); ++N)
+    Out.emplace_back(Sig.Params[N].Name, std::move((*Values)[N]));
   return Out;
 }
 
@@ -912,7 +942,7 @@ std::optional<PreflightAction>
 SemaImpl::evalPreflight(const ast::PreflightStmt &P, const EvalCtx &Ctx) {
   llvm::StringRef Name = P.getAction().Name;
   if (const Signature *Sig = builtins().preflightAction(Name)) {
-    auto Args = bindTo(*this, *Sig, P.getArgs(), P.getRange(), Ctx);
+    auto Args = bindNamed(*this, *Sig, P.getArgs(), P.getRange(), Ctx);
     if (!Args)
       return std::nullopt;
     PreflightAction A;
@@ -1001,7 +1031,7 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
   }
   llvm::StringRef Name = Callee->getName().Name;
   if (const Signature *Sig = builtins().constructor(Name)) {
-    auto Fields = bindTo(*this, *Sig, E->getArgs(), E->getRange(), Ctx);
+    auto Fields = bindNamed(*this, *Sig, E->getArgs(), E->getRange(), Ctx);
     if (!Fields || (Name == "fixed" && !checkFixedLengths(*Fields, E)))
       return std::nullopt;
     std::vector<std::pair<Value, Value>> Entries;
@@ -1037,12 +1067,11 @@ std::optional<Value> SemaImpl::evalCall(const ast::CallExpr *E,
   if (!Fn->EvaluatesArguments)
     return Fn->Handler(Call);
   if (!Fn->Params.empty()) {
-    Signature Sig{Fn->Name, Fn->Params};
-    auto Bound = bindTo(*this, Sig, E->getArgs(), E->getRange(), Ctx);
+    auto Bound =
+        bindTo(*this, {Fn->Name, Fn->Params}, E->getArgs(), E->getRange(), Ctx);
     if (!Bound)
       return std::nullopt;
-    for (auto &[_, V] : *Bound)
-      Call.Args.push_back(std::move(V));
+    Call.Args = std::move(*Bound);
     return Fn->Handler(Call);
   }
   for (const ast::Argument &A : E->getArgs()) {

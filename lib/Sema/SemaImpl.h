@@ -663,7 +663,7 @@ public:
                   const ast::Expr *Cond, const EvalCtx &Ctx,
                   llvm::StringRef What);
   void renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
-                     llvm::StringMap<KnobRenderState> &Knobs);
+                     std::vector<KnobRenderState> &Knobs);
   void reportSilentKnobs(RecipeState &R);
   void checkFileReferences(RecipeState &R);
 };

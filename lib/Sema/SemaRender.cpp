@@ -247,8 +247,9 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
 }
 
 void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
-                             llvm::StringMap<KnobRenderState> &Knobs) {
+                             std::vector<KnobRenderState> &Knobs) {
   const EntityState *Template = &stateOf(*P.Template);
+  Knobs.resize(Template->Knobs.size());
   ProcessState PS;
   // A `server = cell(N)` cell starts from N's processes: it renders its own.
   P.Renderings.clear();
@@ -370,7 +371,7 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
         State.Rendered |= renderValueAs(*this, PS, RI, RV->V, Info->Name,
                                         K->getName().Range, Out);
       }
-      KnobRenderState &Cell = Knobs[Info->Name];
+      KnobRenderState &Cell = Knobs[Member.Knob];
       Cell.Rendered |= State.Rendered;
       if (!State.Blocked)
         Cell.Blocked = false;
@@ -397,8 +398,8 @@ void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
     auto MarkRead = [&](bool Rendered) {
       if (Rendered)
         for (const std::string &N : Read)
-          if (Template->findKnob(N))
-            Knobs[N].Rendered = true;
+          if (const KnobInfo *K = Template->findKnob(N))
+            Knobs[K - Template->Knobs.data()].Rendered = true;
     };
     for (ast::Stmt *Item : Emit->getBody().Stmts) {
       Read.clear();
@@ -512,13 +513,15 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     P.Gpus = C.Gpus;
     C.Processes.push_back(std::move(P));
   }
-  // Whether an engine knob rendered, over the engine processes; routers'
-  // and services' knobs are their own. (Unordered: what is read from it
-  // below does not depend on the order.)
-  llvm::StringMap<KnobRenderState> Knobs;
+  // Whether an engine knob rendered, over the engine processes, by the
+  // knob's place in R.Engine->Knobs (a vector, not a map by name: this runs
+  // per knob, process and cell); routers' and services' knobs are their
+  // own.
+  std::vector<KnobRenderState> Knobs(R.Engine->Knobs.size());
   unsigned Errors = Diags.errorCount();
+  std::vector<KnobRenderState> Other;
   for (ProcessInfo &P : C.Processes) {
-    llvm::StringMap<KnobRenderState> Other;
+    Other.clear();
     renderProcess(R, CS, P, P.K == ProcessInfo::Engine ? Knobs : Other);
   }
 
@@ -558,16 +561,16 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     C.Files.push_back({File, RV.V.getString()});
   }
 
-  for (const KnobInfo &K : R.Engine->Knobs)
-    if (!K.Renders.empty() && !Knobs[K.Name].Rendered)
-      C.Silent.insert(K.Name);
+  for (size_t N = 0; N < Knobs.size(); ++N)
+    if (!R.Engine->Knobs[N].Renders.empty() && !Knobs[N].Rendered)
+      C.Silent.insert(R.Engine->Knobs[N].Name);
   if (Diags.errorCount() > Errors || C.ServerRoot)
     return;
   // A knob the recipe set that renders nothing here because its render
   // conditions are all false: collected, reported once per assignment.
-  for (const auto &Entry : Knobs) {
-    llvm::StringRef Name = Entry.getKey();
-    const KnobRenderState &State = Entry.getValue();
+  for (size_t N = 0; N < Knobs.size(); ++N) {
+    llvm::StringRef Name = R.Engine->Knobs[N].Name;
+    const KnobRenderState &State = Knobs[N];
     if (State.Rendered || !State.Blocked || !State.FalseCond)
       continue;
     const ResolvedValue *RV = C.find(Name, C.Roles.empty() ? "" : C.Roles[0]);
