@@ -127,7 +127,19 @@ static bool readsRole(const std::vector<std::string> &Deps) {
   return false;
 }
 
+/// Whether a condition that held in a cell is kept in R.HeldWith: it was
+/// evaluated without a role (a role's values are not what memoRead
+/// compares), read nothing of the cell (CellReads unchanged), reported
+/// nothing, and does not hold everywhere already.
+static bool keepHeld(const RecipeState &R, const CellState &CS,
+                     const ast::Expr *Cond, llvm::StringRef Role,
+                     unsigned CellReads, bool Reported) {
+  return Role.empty() && !Reported && CS.CellReads == CellReads &&
+         !R.HoldsEverywhere.count({Cond, 0});
+}
+
 void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
+  auto ValueRead = [&](llvm::StringRef Dep) { return memoRead(R, CS, Dep); };
   // Once per role where the check reads a role's values (docs/sema.md);
   // once otherwise.
   auto Run = [&](const ast::Expr *Cond, const ast::StringLiteral *Message,
@@ -139,6 +151,10 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
           return;
         continue;
       }
+      // Held in an earlier cell with the same values: a check kept there
+      // read no role's value, so it is not run per role either.
+      if (Role.empty() && R.HeldWith.find(Cond, ValueRead))
+        return;
       std::vector<std::string> Deps;
       EvalCtx Ctx;
       Ctx.M = M;
@@ -148,10 +164,16 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
       Ctx.Role = Role;
       Ctx.Deps = &Deps;
       unsigned CellReads = CS.CellReads;
+      unsigned Reports = Diags.errorCount() + Diags.warningCount();
       std::optional<bool> Ok = evalBool(Cond, Ctx, "a check condition");
       bool PerRole = readsRole(Deps);
-      if (Ok && *Ok)
+      if (Ok && *Ok) {
         R.noteHolds(CS, Cond, Role, Deps, CellReads, PerRole);
+        if (!PerRole &&
+            keepHeld(R, CS, Cond, Role, CellReads,
+                     Diags.errorCount() + Diags.warningCount() != Reports))
+          R.HeldWith.add(Cond, std::move(Deps), ValueRead, true);
+      }
       if (Ok && !*Ok) {
         Ctx.Deps = nullptr;
         std::optional<Value> Msg = Message ? eval(Message, Ctx) : std::nullopt;
@@ -195,6 +217,7 @@ void SemaImpl::runChecks(RecipeState &R, CellState &CS) {
 void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
   if (!R.Engine || CS.C->ServerRoot)
     return;
+  auto ValueRead = [&](llvm::StringRef Dep) { return memoRead(R, CS, Dep); };
   for (const KnobInfo &K : R.Engine->Knobs) {
     const ast::Expr *Constraint = K.Stmt->getConstraint();
     if (!Constraint)
@@ -204,7 +227,8 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
     const ResolvedValue *Reported = nullptr;
     for (const std::string &Role : CS.C->Roles) {
       const ResolvedValue *RV = findCellValue(R, CS, K.Name, Role);
-      if (!RV || R.HoldsEverywhere.count({Constraint, R.roleIndex(Role)}))
+      if (!RV || R.HoldsEverywhere.count({Constraint, R.roleIndex(Role)}) ||
+          (Role.empty() && R.HeldWith.find(Constraint, ValueRead)))
         continue;
       std::vector<std::string> Deps;
       EvalCtx Ctx;
@@ -215,9 +239,14 @@ void SemaImpl::checkConstraints(RecipeState &R, CellState &CS) {
       Ctx.Role = Role;
       Ctx.Deps = &Deps;
       unsigned CellReads = CS.CellReads;
+      unsigned Reports = Diags.errorCount() + Diags.warningCount();
       std::optional<bool> Ok = evalBool(Constraint, Ctx, "a constraint");
-      if (Ok && *Ok)
+      if (Ok && *Ok) {
         R.noteHolds(CS, Constraint, Role, Deps, CellReads, false);
+        if (keepHeld(R, CS, Constraint, Role, CellReads,
+                     Diags.errorCount() + Diags.warningCount() != Reports))
+          R.HeldWith.add(Constraint, std::move(Deps), ValueRead, true);
+      }
       if (!Ok || *Ok)
         continue;
       Ctx.Deps = nullptr;
@@ -337,19 +366,37 @@ void SemaImpl::checkContextLength(RecipeState &R, CellState &CS) {
 }
 
 void SemaImpl::evaluatePreflights(RecipeState &R, CellState &CS) {
+  auto ValueRead = [&](llvm::StringRef Dep) { return memoRead(R, CS, Dep); };
+  std::vector<std::string> Deps;
   EvalCtx Ctx;
   Ctx.M = R.M;
   Ctx.Cell = &CS;
   Ctx.Recipe = &R;
   Ctx.What = "a pre-flight action";
+  Ctx.Deps = &Deps;
   // The recipe's actions, then its arm's, its band's, its `at conc`'s.
   for (int Pass = 0; Pass < 4; ++Pass)
     for (const PreflightInfo &P : R.Preflights) {
       int Which = P.At ? 3 : P.Band ? 2 : P.Arm ? 1 : 0;
       if (Which != Pass || !inScope(P.Arm, P.Band, P.At, *CS.C))
         continue;
-      if (std::optional<PreflightAction> A = evalPreflight(*P.Stmt, Ctx))
-        CS.C->Preflight.push_back(std::move(*A));
+      // An action whose arguments read the same values as in an earlier
+      // cell is that cell's (most read none, or recipe-level names).
+      if (const PreflightAction *Kept =
+              R.PreflightMemos.find(P.Stmt, ValueRead)) {
+        CS.C->Preflight.push_back(*Kept);
+        continue;
+      }
+      Deps.clear();
+      unsigned CellReads = CS.CellReads;
+      unsigned Reports = Diags.errorCount() + Diags.warningCount();
+      std::optional<PreflightAction> A = evalPreflight(*P.Stmt, Ctx);
+      if (!A)
+        continue;
+      if (CS.CellReads == CellReads &&
+          Diags.errorCount() + Diags.warningCount() == Reports)
+        R.PreflightMemos.add(P.Stmt, Deps, ValueRead, *A);
+      CS.C->Preflight.push_back(std::move(*A));
     }
 }
 

@@ -19,6 +19,7 @@
 #ifndef ARECIPE_LIB_SEMA_SEMAIMPL_H
 #define ARECIPE_LIB_SEMA_SEMAIMPL_H
 
+#include "ReadMemo.h"
 #include "SemaState.h"
 #include "arecipe/AST/Decl.h"
 #include "arecipe/Basic/Diagnostic.h"
@@ -278,14 +279,15 @@ struct RecipeState {
   /// read resolved values of the cell only (nothing of its layout, nothing
   /// of the process): its result for the values it read, so a cell that
   /// reads the same values (a band's `draft = 3` in each of its cells) is
-  /// not evaluated again. A few per condition (SemaRender.cpp).
-  struct RenderCondMemo {
-    std::vector<std::string> Deps;
-    std::vector<std::pair<Value, Level>> Read; ///< Per Deps entry.
-    RenderCond Result;
-  };
-  llvm::DenseMap<const ast::Expr *, std::vector<RenderCondMemo>>
-      RenderCondMemos;
+  /// not evaluated again (SemaRender.cpp).
+  ReadMemo<const ast::Expr *, RenderCond> RenderCondMemos;
+  /// A knob's `where` constraint or a `check` that held in a cell without a
+  /// role while reading resolved values of the cell only: it holds in a
+  /// cell with the same values (SemaChecks.cpp; a failure is never kept).
+  ReadMemo<const ast::Expr *, bool> HeldWith;
+  /// A pre-flight action with its arguments, by the values they read
+  /// (SemaChecks.cpp).
+  ReadMemo<const ast::PreflightStmt *, PreflightAction> PreflightMemos;
   /// `engine` is missing or did not evaluate (reported): assignments of
   /// names that are no recipe field are not reported again.
   bool EngineFailed = false;
@@ -656,6 +658,11 @@ public:
 
   // Renderings and files (SemaRender.cpp) -----------------------------------
   void evaluateRenderings(RecipeState &R, CellState &CS);
+  /// The value of Name (no role) a ReadMemo compares: one the cell has
+  /// resolved; null for `conc` and `concurrency`, which are no value of the
+  /// cell (reading them is a read of the cell).
+  const ResolvedValue *memoRead(RecipeState &R, CellState &CS,
+                                llvm::StringRef Name);
   /// A render or `emit` condition of process P, evaluated with Ctx or taken
   /// from R.RenderConds or R.RenderCondMemos; nullopt after an error.
   std::optional<RecipeState::RenderCond>

@@ -184,22 +184,11 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
   // already resolved in this cell is compared, so taking the memo skips
   // no resolution that evaluating would have done.
   bool Memoisable = Cacheable && P.ValueRole.empty();
-  auto ValueRead = [&](const std::string &Dep) -> const ResolvedValue * {
-    if (Dep == "conc" || Dep == "concurrency")
-      return nullptr;
-    return findCellValue(R, CS, Dep, "");
-  };
+  auto ValueRead = [&](llvm::StringRef Dep) { return memoRead(R, CS, Dep); };
   if (Memoisable)
-    for (const RecipeState::RenderCondMemo &M : R.RenderCondMemos[Cond]) {
-      bool Same = true;
-      for (size_t N = 0; Same && N < M.Deps.size(); ++N) {
-        const ResolvedValue *RV = ValueRead(M.Deps[N]);
-        Same = RV && RV->L == M.Read[N].second &&
-               RV->V.isIndistinguishableFrom(M.Read[N].first);
-      }
-      if (Same)
-        return M.Result;
-    }
+    if (const RecipeState::RenderCond *Kept =
+            R.RenderCondMemos.find(Cond, ValueRead))
+      return *Kept;
   std::vector<std::string> Read;
   EvalCtx CondCtx = Ctx;
   CondCtx.Deps = &Read;
@@ -225,25 +214,20 @@ SemaImpl::renderCondition(RecipeState &R, CellState &CS, const ProcessInfo &P,
     return Result;
   }
   // Kept for its values when it reported nothing (a later cell taking it
-  // would not report either) and every value it read is comparable.
-  constexpr size_t MaxMemos = 8;
-  if (!Memoisable || Diags.errorCount() != Errors ||
-      Diags.warningCount() != Warnings)
-    return Result;
-  std::vector<RecipeState::RenderCondMemo> &Memos = R.RenderCondMemos[Cond];
-  if (Memos.size() >= MaxMemos)
-    return Result;
-  RecipeState::RenderCondMemo M;
-  for (const std::string &Dep : Read) {
-    const ResolvedValue *RV = ValueRead(Dep);
-    if (!RV)
-      return Result;
-    M.Read.emplace_back(RV->V, RV->L);
-  }
-  M.Deps = std::move(Read);
-  M.Result = Result;
-  Memos.push_back(std::move(M));
+  // would not report either).
+  if (Memoisable && Diags.errorCount() == Errors &&
+      Diags.warningCount() == Warnings)
+    R.RenderCondMemos.add(Cond, std::move(Read), ValueRead, Result);
   return Result;
+}
+
+const ResolvedValue *SemaImpl::memoRead(RecipeState &R, CellState &CS,
+                                        llvm::StringRef Name) {
+  // Found where resolveName found a name read without a role
+  // (findCellValue with no role).
+  if (Name == "conc" || Name == "concurrency")
+    return nullptr;
+  return findCellValue(R, CS, Name, "");
 }
 
 void SemaImpl::renderProcess(RecipeState &R, CellState &CS, ProcessInfo &P,
