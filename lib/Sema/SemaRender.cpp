@@ -510,18 +510,27 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
   }
 
   // The cell's files: each process's (one content per name), then the
-  // recipe's `file` statements.
-  std::map<std::string, const ProcessInfo *> From;
+  // recipe's `file` statements. From[I] wrote C.Files[First + I] (a vector
+  // beside the files rather than a map by name: a cell has a few files, and
+  // this runs per cell).
+  std::vector<const ProcessInfo *> From;
+  const size_t First = C.Files.size();
+  auto WrittenBy = [&](llvm::StringRef Name) -> const ProcessInfo * {
+    for (size_t I = 0; I < From.size(); ++I)
+      if (C.Files[First + I].Name == Name)
+        return From[I];
+    return nullptr;
+  };
   for (const ProcessInfo &P : C.Processes)
     for (const GeneratedFile &F : P.Files) {
       auto Same = llvm::find_if(
           C.Files, [&](const GeneratedFile &G) { return G.Name == F.Name; });
       if (Same == C.Files.end()) {
         C.Files.push_back(F);
-        From[F.Name] = &P;
+        From.push_back(&P);
       } else if (Same->Content != F.Content) {
         report(R.Out->NameRange, DiagID::err_file_differs)
-            << F.Name << From[F.Name]->Name << P.Name << cellLabel(CS);
+            << F.Name << WrittenBy(F.Name)->Name << P.Name << cellLabel(CS);
       }
     }
   // The `file:NAME` values, found by their prefix in the sorted map.
@@ -532,9 +541,9 @@ void SemaImpl::evaluateRenderings(RecipeState &R, CellState &CS) {
     if (RV.V.isNone())
       continue;
     std::string File = Name.substr(5);
-    if (From.count(File)) {
+    if (const ProcessInfo *WriterP = WrittenBy(File)) {
       const Assignment *A = RV.From;
-      const ProcessInfo &Writer = *From[File];
+      const ProcessInfo &Writer = *WriterP;
       const char *Kind = Writer.K == ProcessInfo::Engine   ? "engine '"
                          : Writer.K == ProcessInfo::Router ? "router '"
                                                            : "service '";
