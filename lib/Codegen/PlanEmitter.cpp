@@ -314,17 +314,62 @@ struct WorkloadFields {
 };
 } // namespace
 
-static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
+static void writeEnv(JsonWriter &W, const ProcessSpec::EnvMap &Env) {
+  W.beginObject();
+  for (const auto &[Name, Value] : Env)
+    W.member(Name, Value);
+  W.endObject();
+}
+
+namespace {
+/// The text of each process's `env` object in the cell written last, by
+/// the process's place in the cell. The lowering shares one map between
+/// the cells that give a process the same environment, so the next cell
+/// copies the text when it holds the same map (or an equal one) and
+/// writes the object (keeping its new text) otherwise.
+class EnvTexts {
+public:
+  void write(JsonWriter &W, size_t Index, const ProcessSpec &P) {
+    if (Index >= Entries.size())
+      Entries.resize(Index + 1);
+    Entry &E = Entries[Index];
+    if (E.Env && P.Env && E.Depth == W.depth() &&
+        (E.Env == P.Env || *E.Env == *P.Env))
+      return W.rawValue(E.Text);
+    size_t Before = W.text().size();
+    writeEnv(W, P.env());
+    // Written right after its key: the object's text, with no separator.
+    std::string_view Text = W.text().substr(Before);
+    // Holding the map keeps it alive, so its address is never another's.
+    E.Env = P.Env;
+    E.Depth = W.depth();
+    E.Text.assign(Text.data(), Text.size());
+  }
+
+private:
+  struct Entry {
+    std::shared_ptr<const ProcessSpec::EnvMap> Env;
+    size_t Depth = 0;
+    std::string Text;
+  };
+  std::vector<Entry> Entries;
+};
+} // namespace
+
+/// A process of a cell; Envs, when given, copies the text of an
+/// environment the cell before wrote for the process at Index.
+static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11,
+                         EnvTexts *Envs, size_t Index) {
   W.beginObject();
   W.member("name"_key, P.Name);
   W.member("role"_key, P.Role);
   W.member("node_rank"_key, P.NodeRank);
   writeStrings(W, "argv"_key, P.Argv);
   W.key("env"_key);
-  W.beginObject();
-  for (const auto &[Name, Value] : P.Env)
-    W.member(Name, Value);
-  W.endObject();
+  if (Envs)
+    Envs->write(W, Index, P);
+  else
+    writeEnv(W, P.env());
   writeStrings(W, "env_unset"_key, P.EnvUnset);
   W.key("gpus"_key);
   if (P.Gpus) {
@@ -442,9 +487,17 @@ private:
 };
 } // namespace
 
-/// writeCell, copying the text of a knob the cell before wrote the same
-/// when Knobs is given.
-static void writeCellWith(const PlanCell &C, JsonWriter &W, KnobTexts *Knobs) {
+/// What emitPlan keeps of the cell written last, so the next cell copies
+/// the text of the parts that are the same.
+struct CellTexts {
+  KnobTexts Knobs;
+  EnvTexts Envs;
+};
+
+/// writeCell, copying the text of a knob or environment the cell before
+/// wrote the same when Texts is given.
+static void writeCellWith(const PlanCell &C, JsonWriter &W, CellTexts *Texts) {
+  KnobTexts *Knobs = Texts ? &Texts->Knobs : nullptr;
   W.beginObject();
   W.member("id"_key, C.Id);
   W.member("recipe"_key, C.Recipe);
@@ -478,8 +531,11 @@ static void writeCellWith(const PlanCell &C, JsonWriter &W, KnobTexts *Knobs) {
       std::visit(PreflightFields{W}, S);
     });
   });
-  writeArray(W, "processes"_key, C.Processes,
-             [&](const ProcessSpec &P) { writeProcess(W, P, V11); });
+  W.key("processes"_key);
+  W.beginArray();
+  for (size_t N = 0; N < C.Processes.size(); ++N)
+    writeProcess(W, C.Processes[N], V11, Texts ? &Texts->Envs : nullptr, N);
+  W.endArray();
   // v1.1: only a cell with files has the field, so a v1 plan stays v1.
   if (!C.Files.empty())
     writeArray(W, "files"_key, C.Files, [&](const PlanFile &F) {
@@ -592,9 +648,9 @@ void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
     OS.write(Text.data(), Text.size());
     W.clear();
   };
-  KnobTexts Knobs;
+  CellTexts Texts;
   for (size_t I = 0; I < Plan.size(); ++I) {
-    writeCellWith(Plan.cell(I), W, &Knobs);
+    writeCellWith(Plan.cell(I), W, &Texts);
     // The cells of a plan are about the same size: once the first is
     // written, a stream into memory (compileToPlanJSON's string) makes
     // room for the whole plan at once instead of regrowing and copying
