@@ -451,6 +451,12 @@ namespace {
 /// tokens of writing: the next cell copies the text when name, value and
 /// origin are those it was written from, and writes the knob (keeping its
 /// new text) otherwise.
+///
+/// The texts are kept in one buffer, not a string each (the first cell
+/// would allocate one per knob): a new text is appended, and when the
+/// buffer is full and holds more replaced text than live text, the live
+/// texts are copied to a new one, so a plan of any number of cells keeps
+/// about one cell's knob texts.
 class KnobTexts {
 public:
   void write(JsonWriter &W, size_t Index, const PlanKnob &K) {
@@ -460,30 +466,54 @@ public:
     if (E.Depth == W.depth() && E.Name == K.Name &&
         sameOrigin(E.Origin, K.Origin) &&
         E.Value.isIndistinguishableFrom(*K.Value))
-      return W.rawValue(E.Text);
+      return W.rawValue(std::string_view(Texts).substr(E.Offset, E.Size));
     size_t Before = W.text().size();
     writeKnob(W, K);
     // What was written: the separator before the object, then the object.
     std::string_view Text = W.text().substr(Before);
     Text.remove_prefix(Text.find('{'));
-    E.Name.assign(K.Name.data(), K.Name.size());
+    // A view: the name is Sema's, which outlives the writing of the plan.
+    E.Name = K.Name;
     // A copy of the value keeps it alive, so isSameAs cannot mistake a
     // later value for it.
     E.Value = *K.Value;
     E.Origin = K.Origin;
     E.Depth = W.depth();
-    E.Text.assign(Text.data(), Text.size());
+    keep(E, Text);
   }
 
 private:
   struct Entry {
-    std::string Name;
+    llvm::StringRef Name;
     sema::Value Value;
     KnobOrigin Origin;
     size_t Depth = 0; ///< Never a knob's depth: a new entry never matches.
-    std::string Text;
+    size_t Offset = 0, Size = 0; ///< The knob's text in Texts.
   };
+  /// Replaces E's text with Text.
+  void keep(Entry &E, std::string_view Text) {
+    Live -= E.Size;
+    E.Size = 0;
+    if (Texts.size() + Text.size() > Texts.capacity() &&
+        Texts.size() - Live > Live) {
+      std::string Fresh;
+      Fresh.reserve(2 * (Live + Text.size()));
+      for (Entry &O : Entries)
+        if (O.Size) {
+          size_t Offset = Fresh.size();
+          Fresh.append(Texts, O.Offset, O.Size);
+          O.Offset = Offset;
+        }
+      Texts.swap(Fresh);
+    }
+    E.Offset = Texts.size();
+    E.Size = Text.size();
+    Texts.append(Text);
+    Live += Text.size();
+  }
   std::vector<Entry> Entries;
+  std::string Texts;
+  size_t Live = 0; ///< Bytes of Texts that entries refer to.
 };
 } // namespace
 
