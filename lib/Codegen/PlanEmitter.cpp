@@ -34,14 +34,10 @@ std::string codegen::toText(const PlanNumber &N) {
   return S;
 }
 
-template <typename T> static OrderedJSON orNull(const std::optional<T> &V) {
-  return V ? OrderedJSON(*V) : OrderedJSON(nullptr);
-}
-
 /// A recipe value as the plan holds it: the compact JSON of sema::toJSON
 /// read back as a document (so a float is the nearest double, written in
-/// its shortest form). Only the header's few values go this way; a cell's
-/// are written by writeValue below.
+/// its shortest form). Only a map whose keys spell the same goes this way;
+/// every other value is written by writeValue below.
 static OrderedJSON valueJSON(const sema::Value &V) {
   return OrderedJSON::parse(sema::toJSON(V));
 }
@@ -601,76 +597,105 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
   writeCellWith(C, W, nullptr);
 }
 
-static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
-  if (!S)
-    return nullptr;
-  OrderedJSON J = OrderedJSON::object();
-  J["partition"] = orNull(S->Partition);
-  J["account"] = orNull(S->Account);
-  J["time_limit_s"] = S->TimeLimitS ? toJSON(*S->TimeLimitS) : nullptr;
-  J["nodelist"] = S->Nodelist ? valueJSON(*S->Nodelist) : OrderedJSON("auto");
-  return J;
+/// A simulation figure's value in the plan's units.
+static void writeFigure(JsonWriter &W, const SimFigure &F) {
+  if (const auto *N = std::get_if<PlanNumber>(&F.V))
+    return writeNumber(W, *N);
+  if (const auto *S = std::get_if<std::string>(&F.V))
+    return W.string(*S);
+  W.beginArray();
+  for (const PlanNumber &E : std::get<std::vector<PlanNumber>>(F.V))
+    writeNumber(W, E);
+  W.endArray();
 }
 
-/// Appends the simulation figures to a plan object: "calibration.X" goes
-/// into a nested `calibration` object.
-static void addFigures(OrderedJSON &J, const std::vector<SimFigure> &Figures) {
+/// The simulation figures, as members of the object W is in:
+/// "calibration.X" goes into a nested `calibration` object at the place of
+/// the first of them (the figures' keys are distinct: each is a row of a
+/// schema table).
+static void writeFigures(JsonWriter &W, const std::vector<SimFigure> &Figures) {
+  auto IsCalibration = [](const SimFigure &F) {
+    return llvm::StringRef(F.Key).startswith("calibration.");
+  };
+  bool CalibrationWritten = false;
   for (const SimFigure &F : Figures) {
-    OrderedJSON V;
-    if (const auto *N = std::get_if<PlanNumber>(&F.V))
-      V = toJSON(*N);
-    else if (const auto *S = std::get_if<std::string>(&F.V))
-      V = *S;
-    else {
-      V = OrderedJSON::array();
-      for (const PlanNumber &E : std::get<std::vector<PlanNumber>>(F.V))
-        V.push_back(toJSON(E));
+    if (!IsCalibration(F)) {
+      W.key(F.Key);
+      writeFigure(W, F);
+      continue;
     }
-    llvm::StringRef Key = F.Key;
-    if (Key.consume_front("calibration."))
-      J["calibration"][Key.str()] = std::move(V);
-    else
-      J[F.Key] = std::move(V);
+    if (CalibrationWritten)
+      continue;
+    CalibrationWritten = true;
+    W.key("calibration"_key);
+    W.beginObject();
+    for (const SimFigure &C : Figures)
+      if (IsCalibration(C)) {
+        W.key(llvm::StringRef(C.Key).drop_front(strlen("calibration.")));
+        writeFigure(W, C);
+      }
+    W.endObject();
   }
 }
 
-OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
-  OrderedJSON J;
+void codegen::writeHeader(const PlanHeader &Plan, JsonWriter &W) {
   // A plan that uses a v1.1 field says so; every other plan stays v1.
-  J["schema"] = Plan.UsesV11 ? "arecipe.plan/v1.1" : "arecipe.plan/v1";
-  J["recipe"] = {{"name", Plan.RecipeName},
-                 {"file", Plan.RecipeFile},
-                 {"mode", Plan.Mode}};
-  J["model"] = {{"id", Plan.ModelId}, {"path", Plan.ModelPath}};
-  J["image"] = orNull(Plan.Image);
-  J["hardware"] = {{"name", Plan.HardwareName},
-                   {"gpus_per_node", Plan.GpusPerNode},
-                   {"visible_devices_env", Plan.VisibleDevicesEnv},
-                   {"smi", Plan.Smi},
-                   {"profile", Plan.HardwareProfile}};
-  addFigures(J["model"], Plan.ModelFigures);
-  addFigures(J["hardware"], Plan.HardwareFigures);
-  J["engine"] = {{"name", Plan.EngineName},
-                 {"metric_prefix", orNull(Plan.MetricPrefix)}};
-  J["container"] = nullptr;
-  J["slurm"] = slurmJSON(Plan.Slurm);
-  J["cells"] = OrderedJSON::array();
-  return J;
+  W.member("schema"_key,
+           Plan.UsesV11 ? "arecipe.plan/v1.1" : "arecipe.plan/v1");
+  W.key("recipe"_key);
+  writeObject(W, [&] {
+    W.member("name"_key, Plan.RecipeName);
+    W.member("file"_key, Plan.RecipeFile);
+    W.member("mode"_key, Plan.Mode);
+  });
+  W.key("model"_key);
+  writeObject(W, [&] {
+    W.member("id"_key, Plan.ModelId);
+    W.member("path"_key, Plan.ModelPath);
+    writeFigures(W, Plan.ModelFigures);
+  });
+  writeOr(W, "image"_key, Plan.Image);
+  W.key("hardware"_key);
+  writeObject(W, [&] {
+    W.member("name"_key, Plan.HardwareName);
+    W.member("gpus_per_node"_key, Plan.GpusPerNode);
+    W.member("visible_devices_env"_key, Plan.VisibleDevicesEnv);
+    W.member("smi"_key, Plan.Smi);
+    W.member("profile"_key, Plan.HardwareProfile);
+    writeFigures(W, Plan.HardwareFigures);
+  });
+  W.key("engine"_key);
+  writeObject(W, [&] {
+    W.member("name"_key, Plan.EngineName);
+    writeOr(W, "metric_prefix"_key, Plan.MetricPrefix);
+  });
+  W.member("container"_key, nullptr);
+  W.key("slurm"_key);
+  if (!Plan.Slurm)
+    return W.null();
+  const SlurmSpec &S = *Plan.Slurm;
+  writeObject(W, [&] {
+    writeOr(W, "partition"_key, S.Partition);
+    writeOr(W, "account"_key, S.Account);
+    W.key("time_limit_s"_key);
+    if (S.TimeLimitS)
+      writeNumber(W, *S.TimeLimitS);
+    else
+      W.null();
+    W.key("nodelist"_key);
+    if (S.Nodelist)
+      writeValue(*S.Nodelist, W);
+    else
+      W.string("auto");
+  });
 }
 
 void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
-  // The header is small and built as a document (its figures may nest and
-  // overwrite one another); the cells, 20 KB each, are written straight to
-  // the stream, one at a time, so the plan is never whole in memory.
-  OrderedJSON Header = toJSON(Plan.header());
+  // The header, then the cells, 20 KB each, written straight to the
+  // stream, one at a time, so the plan is never whole in memory.
   JsonWriter W;
   W.beginObject();
-  for (auto It = Header.begin(); It != Header.end(); ++It) {
-    if (It.key() == "cells")
-      continue;
-    W.key(It.key());
-    W.value(It.value());
-  }
+  writeHeader(Plan.header(), W);
   W.key("cells"_key);
   W.beginArray();
   auto Flush = [&] {

@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 using namespace arecipe;
+using codegen::PlanNumber;
 
 namespace {
 
@@ -71,6 +72,94 @@ TEST(PlanEmitter, CellsCopiedFromTheCellBeforeAreTheCellsWrittenAlone) {
     ASSERT_NE(Cells, std::string::npos);
     EXPECT_EQ(Text.substr(Cells), Alone.substr(Alone.find('\n')));
   }
+}
+
+/// The header as the plan document nlohmann would dump: members in schema
+/// order, figures with `calibration.X` nested at the first one's place,
+/// a slurm object with each field set or not.
+TEST(PlanEmitter, HeaderIsTheDocumentDumped) {
+  codegen::PlanHeader H;
+  H.RecipeName = "r";
+  H.RecipeFile = "dir/r.arecipe";
+  H.Mode = "bench";
+  H.ModelId = "org/model";
+  H.ModelPath = "/models/\"q\"";
+  H.HardwareName = "mi355x";
+  H.GpusPerNode = 8;
+  H.VisibleDevicesEnv = "HIP_VISIBLE_DEVICES";
+  H.Smi = "amd-smi";
+  H.HardwareProfile = "mi355x";
+  H.EngineName = "atom";
+  H.ModelFigures = {
+      {"layers", PlanNumber(61)},
+      {"attention", std::string("mla")},
+      {"acceptance_lengths",
+       std::vector<PlanNumber>{PlanNumber(3), *Rational::fraction(7, 2)}},
+      {"precision", std::string("fp4")}};
+  H.HardwareFigures = {
+      {"hbm_bytes", PlanNumber(int64_t(288) << 30)},
+      {"calibration.mem_efficiency", *Rational::fraction(85, 100)},
+      {"calibration.step_overhead_s", *Rational::fraction(1, 1000)},
+      {"dram_bytes", PlanNumber(1)}};
+  auto Write = [](const codegen::PlanHeader &Header) {
+    support::JsonWriter W;
+    W.beginObject();
+    codegen::writeHeader(Header, W);
+    W.endObject();
+    return std::string(W.text());
+  };
+
+  std::string Text = Write(H);
+  nlohmann::ordered_json Doc = nlohmann::ordered_json::parse(Text);
+  EXPECT_EQ(Text, Doc.dump(2));
+  std::vector<std::string> Keys;
+  for (auto It = Doc.begin(); It != Doc.end(); ++It)
+    Keys.push_back(It.key());
+  EXPECT_EQ(Keys, (std::vector<std::string>{"schema", "recipe", "model",
+                                            "image", "hardware", "engine",
+                                            "container", "slurm"}));
+  EXPECT_EQ(Doc["schema"], "arecipe.plan/v1");
+  EXPECT_EQ(Doc["model"].dump(),
+            R"({"id":"org/model","path":"/models/\"q\"","layers":61,)"
+            R"("attention":"mla","acceptance_lengths":[3,3.5],)"
+            R"("precision":"fp4"})");
+  EXPECT_EQ(Doc["hardware"].dump(),
+            R"({"name":"mi355x","gpus_per_node":8,)"
+            R"("visible_devices_env":"HIP_VISIBLE_DEVICES","smi":"amd-smi",)"
+            R"("profile":"mi355x","hbm_bytes":309237645312,)"
+            R"("calibration":{"mem_efficiency":0.85,"step_overhead_s":0.001},)"
+            R"("dram_bytes":1})");
+  EXPECT_EQ(Doc["image"], nullptr);
+  EXPECT_EQ(Doc["engine"].dump(), R"({"name":"atom","metric_prefix":null})");
+  EXPECT_EQ(Doc["slurm"], nullptr);
+
+  H.UsesV11 = true;
+  H.Image = "img:1";
+  H.MetricPrefix = "atom:";
+  H.Slurm.emplace();
+  Text = Write(H);
+  Doc = nlohmann::ordered_json::parse(Text);
+  EXPECT_EQ(Text, Doc.dump(2));
+  EXPECT_EQ(Doc["schema"], "arecipe.plan/v1.1");
+  EXPECT_EQ(Doc["image"], "img:1");
+  EXPECT_EQ(Doc["engine"]["metric_prefix"], "atom:");
+  EXPECT_EQ(Doc["slurm"].dump(), R"({"partition":null,"account":null,)"
+                                 R"("time_limit_s":null,"nodelist":"auto"})");
+
+  H.Slurm->Partition = "gpu";
+  H.Slurm->Account = "acct";
+  H.Slurm->TimeLimitS = *Rational::fraction(3, 2);
+  H.Slurm->Nodelist =
+      sema::Value::list({sema::Value::string("n1"), sema::Value::string("n2")});
+  Text = Write(H);
+  Doc = nlohmann::ordered_json::parse(Text);
+  EXPECT_EQ(Text, Doc.dump(2));
+  EXPECT_EQ(Doc["slurm"].dump(),
+            R"({"partition":"gpu","account":"acct","time_limit_s":1.5,)"
+            R"("nodelist":["n1","n2"]})");
+  H.Slurm->Nodelist = sema::Value::integer(4);
+  Doc = nlohmann::ordered_json::parse(Write(H));
+  EXPECT_EQ(Doc["slurm"]["nodelist"], 4);
 }
 
 /// Each cell, written alone, after lowering the cells from last to first:
