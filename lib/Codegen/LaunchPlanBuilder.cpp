@@ -310,9 +310,6 @@ static void setMember(nlohmann::ordered_json &Object, llvm::StringRef Key,
   setMember(Inner, Rest, std::move(Value));
 }
 
-/// The template's command, then each rendering in its declaration order;
-/// the members of one JSON flag form one object at the place of the first,
-/// in the order they are rendered.
 /// Whether A and B render the same words and environment: the same kind,
 /// flag, member and mode, and values that print the same (what render
 /// reads; the knob is only named in a diagnostic, but compared so a reuse
@@ -324,6 +321,9 @@ static bool sameRendering(const sema::Rendering &A, const sema::Rendering &B) {
   return !A.V || A.V->isIndistinguishableFrom(*B.V);
 }
 
+/// The template's command, then each rendering in its declaration order;
+/// the members of one JSON flag form one object at the place of the first,
+/// in the order they are rendered.
 std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P,
                                              std::vector<RenderedWords> &Memo) {
   if (Memo.size() < P.Renderings.size())
@@ -1082,20 +1082,26 @@ PlanLowering::~PlanLowering() = default;
 bool PlanLowering::check() {
   Impl &I = *P;
   std::vector<const sema::RecipeCells *> Recipes;
-  std::string Names;
-  for (const auto &R : I.C.recipes()) {
-    Names += (Names.empty() ? "" : ", ") + ("'" + R->Name + "'");
-    if (I.Opts.Recipe.empty() || R->Name == I.Opts.Recipe)
+  size_t CellCount = 0;
+  for (const auto &R : I.C.recipes())
+    if (I.Opts.Recipe.empty() || R->Name == I.Opts.Recipe) {
       Recipes.push_back(R.get());
-  }
+      CellCount += R->Cells.size();
+    }
   if (Recipes.empty()) {
-    if (I.Opts.Recipe.empty())
+    if (I.Opts.Recipe.empty()) {
       I.Diags.report(llvm::SMLoc(), DiagID::err_plan_no_recipe);
-    else
-      I.Diags.report(llvm::SMLoc(), DiagID::err_plan_unknown_recipe)
-          << I.Opts.Recipe << (Names.empty() ? "" : "; recipes: " + Names);
+      return false;
+    }
+    // The names only for the error, not in every compilation.
+    std::string Names;
+    for (const auto &R : I.C.recipes())
+      Names += (Names.empty() ? "" : ", ") + ("'" + R->Name + "'");
+    I.Diags.report(llvm::SMLoc(), DiagID::err_plan_unknown_recipe)
+        << I.Opts.Recipe << (Names.empty() ? "" : "; recipes: " + Names);
     return false;
   }
+  I.Cells.reserve(CellCount);
   bool Ok = I.Builder.lowerHeader(*Recipes.front(), I.Header);
   I.Merged = Recipes.size() > 1;
   // A plan of several recipes is named after their file.

@@ -22,6 +22,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 using namespace arecipe;
 using codegen::PlanNumber;
 
@@ -29,26 +31,42 @@ namespace {
 
 const std::string Root = ARECIPE_SOURCE_ROOT;
 
-TEST(PlanEmitter, CellsCopiedFromTheCellBeforeAreTheCellsWrittenAlone) {
-  for (const char *Example :
-       {"examples/kimik3-mi355x-atom.arecipe",
-        "examples/suite/03-gptoss-fp4-h100-vllm.arecipe",
-        "examples/corpus/08-dsv4-fp4-mi355x-sglang-disagg.arecipe",
-        "examples/corpus/06-qwen3.5-fp8-mi355x-atom-mtp.arecipe",
-        // 5,000 cells whose knobs change with the concurrency: the kept
-        // knob texts are compacted many times over.
-        "test/Sema/concurrency-5000-cells.arecipe"}) {
-    SCOPED_TRACE(Example);
+/// Plans whose knobs, argv and environments change between cells
+/// (per-concurrency flags, bands, arms, disaggregated roles).
+const char *const Examples[] = {
+    "examples/kimik3-mi355x-atom.arecipe",
+    "examples/suite/03-gptoss-fp4-h100-vllm.arecipe",
+    "examples/corpus/08-dsv4-fp4-mi355x-sglang-disagg.arecipe",
+    "examples/corpus/06-qwen3.5-fp8-mi355x-atom-mtp.arecipe",
+    // 5,000 cells whose knobs change with the concurrency: the writer's
+    // kept knob texts are compacted many times over.
+    "test/Sema/concurrency-5000-cells.arecipe"};
+
+/// An example of the repository, analysed and lowered (Plan is null after
+/// an error, which DiagOS holds).
+struct Lowered {
+  std::string Diags;
+  llvm::raw_string_ostream DiagOS{Diags};
+  TextDiagnosticPrinter Printer{DiagOS, "PlanEmitterTest"};
+  std::unique_ptr<frontend::CompilerInstance> CI;
+  codegen::PlanLowering *Plan = nullptr;
+
+  explicit Lowered(const char *Example) {
     frontend::CompilerInvocation Inv;
     Inv.MainFile = Root + "/" + Example;
     Inv.IncludeDirs = {Root + "/examples"};
     Inv.StdRoot = Root;
-    std::string Diags;
-    llvm::raw_string_ostream DiagOS(Diags);
-    TextDiagnosticPrinter Printer(DiagOS, "PlanEmitterTest");
-    frontend::CompilerInstance CI(Inv, &Printer);
-    codegen::PlanLowering *Plan = CI.lowerPlan();
-    ASSERT_NE(Plan, nullptr) << DiagOS.str();
+    CI = std::make_unique<frontend::CompilerInstance>(Inv, &Printer);
+    Plan = CI->lowerPlan();
+  }
+};
+
+TEST(PlanEmitter, CellsCopiedFromTheCellBeforeAreTheCellsWrittenAlone) {
+  for (const char *Example : Examples) {
+    SCOPED_TRACE(Example);
+    Lowered L(Example);
+    codegen::PlanLowering *Plan = L.Plan;
+    ASSERT_NE(Plan, nullptr) << L.DiagOS.str();
     ASSERT_GT(Plan->size(), 5u);
 
     std::string Text;
@@ -167,21 +185,11 @@ TEST(PlanEmitter, HeaderIsTheDocumentDumped) {
 /// check() (whose cells emitPlan takes), so a rendering or environment
 /// reused where it changed would show as different bytes.
 TEST(PlanLowering, CellsLoweredInAnyOrderAreTheSame) {
-  for (const char *Example :
-       {"examples/kimik3-mi355x-atom.arecipe",
-        "examples/corpus/08-dsv4-fp4-mi355x-sglang-disagg.arecipe",
-        "examples/corpus/06-qwen3.5-fp8-mi355x-atom-mtp.arecipe"}) {
+  for (const char *Example : Examples) {
     SCOPED_TRACE(Example);
-    frontend::CompilerInvocation Inv;
-    Inv.MainFile = Root + "/" + Example;
-    Inv.IncludeDirs = {Root + "/examples"};
-    Inv.StdRoot = Root;
-    std::string Diags;
-    llvm::raw_string_ostream DiagOS(Diags);
-    TextDiagnosticPrinter Printer(DiagOS, "PlanEmitterTest");
-    frontend::CompilerInstance CI(Inv, &Printer);
-    codegen::PlanLowering *Plan = CI.lowerPlan();
-    ASSERT_NE(Plan, nullptr) << DiagOS.str();
+    Lowered L(Example);
+    codegen::PlanLowering *Plan = L.Plan;
+    ASSERT_NE(Plan, nullptr) << L.DiagOS.str();
     size_t N = Plan->size();
     ASSERT_GT(N, 5u);
     auto Write = [](const codegen::PlanCell &C) {
