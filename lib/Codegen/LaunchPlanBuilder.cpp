@@ -15,6 +15,7 @@
 #include "arecipe/Sema/Sema.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -34,6 +35,14 @@ constexpr int64_t DefaultStartupTimeoutS = 3600;
 constexpr int64_t DefaultStallTimeoutS = 600;
 constexpr int64_t GpuPollS = 5;
 constexpr int64_t DefaultErrorRatePercent = 10;
+
+/// The argv words one rendering gave, and the rendering they came from
+/// (null: none to reuse, e.g. a JSON flag's member, whose word the
+/// rendering shares with its flag's other members).
+struct RenderedWords {
+  const sema::Rendering *From = nullptr;
+  std::vector<std::string> Words;
+};
 
 class PlanBuilder {
 public:
@@ -77,8 +86,26 @@ private:
   std::string render(const Value &V, llvm::StringRef What);
   std::vector<PlanKnob> lowerKnobs();
   std::vector<PreflightStep> lowerPreflight();
-  std::vector<std::string> argvOf(const sema::ProcessInfo &P);
-  std::map<std::string, std::string> envOf(const sema::ProcessInfo &P);
+  std::vector<std::string> argvOf(const sema::ProcessInfo &P,
+                                  std::vector<RenderedWords> &Memo);
+  ProcessSpec::EnvMap envOf(const sema::ProcessInfo &P);
+
+  /// What the process at each index of the cell lowered last was lowered
+  /// from, and what it gave. The cells of a recipe hold the same processes
+  /// and mostly the same renderings (a few flags follow the concurrency),
+  /// so lowerProcesses reuses what Sema hands again instead of rendering
+  /// and copying it in every cell; what differs is lowered anew. Only what
+  /// lowered without an error is kept, so a reused part never skips a
+  /// diagnostic.
+  struct LoweredProcess {
+    const sema::Cell *InCell = nullptr;
+    /// The process Env was lowered from; null: nothing to reuse.
+    const sema::ProcessInfo *EnvFrom = nullptr;
+    std::shared_ptr<const ProcessSpec::EnvMap> Env;
+    /// By rendering index: its words in the argv.
+    std::vector<RenderedWords> Words;
+  };
+  std::vector<LoweredProcess> LastProcesses;
   std::vector<ProcessSpec> lowerProcesses();
   ClientSpec lowerClient(const std::vector<ProcessSpec> &Processes);
 };
@@ -283,10 +310,24 @@ static void setMember(nlohmann::ordered_json &Object, llvm::StringRef Key,
   setMember(Inner, Rest, std::move(Value));
 }
 
+/// Whether A and B render the same words and environment: the same kind,
+/// flag, member and mode, and values that print the same (what render
+/// reads; the knob is only named in a diagnostic, but compared so a reuse
+/// never changes one).
+static bool sameRendering(const sema::Rendering &A, const sema::Rendering &B) {
+  if (A.K != B.K || A.Mode != B.Mode || A.V.has_value() != B.V.has_value() ||
+      A.Target != B.Target || A.Key != B.Key || A.Knob != B.Knob)
+    return false;
+  return !A.V || A.V->isIndistinguishableFrom(*B.V);
+}
+
 /// The template's command, then each rendering in its declaration order;
 /// the members of one JSON flag form one object at the place of the first,
 /// in the order they are rendered.
-std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
+std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P,
+                                             std::vector<RenderedWords> &Memo) {
+  if (Memo.size() < P.Renderings.size())
+    Memo.resize(P.Renderings.size());
   std::vector<std::string> Argv;
   const Value *Cmd = field(P.Template, "command");
   // The command, then at most two words per rendering but for lists: one
@@ -296,7 +337,20 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
     for (Value E : Cmd->elements())
       Argv.push_back(E.getString());
   std::map<std::string, std::pair<size_t, nlohmann::ordered_json>> JsonFlags;
-  for (const sema::Rendering &R : P.Renderings) {
+  for (size_t Index = 0; Index < P.Renderings.size(); ++Index) {
+    const sema::Rendering &R = P.Renderings[Index];
+    RenderedWords &M = Memo[Index];
+    // The same rendering as the process's in the cell before: its words
+    // again, without rendering the values. (Words has the room of the
+    // longest seen, so the memo allocates only when a rendering grows.)
+    if (M.From && sameRendering(*M.From, R)) {
+      Argv.insert(Argv.end(), M.Words.begin(), M.Words.end());
+      M.From = &R;
+      continue;
+    }
+    size_t FirstWord = Argv.size();
+    bool FailedBefore = Failed;
+    Failed = false;
     llvm::StringRef What =
         R.Knob.empty() ? llvm::StringRef(R.Target) : llvm::StringRef(R.Knob);
     switch (R.K) {
@@ -364,6 +418,15 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
     case sema::Rendering::JsonFile:
       break;
     }
+    // Kept for the next cell when it rendered without an error; a JSON
+    // member's word is written after the loop, so it is never kept.
+    if (!Failed && R.K != sema::Rendering::Json) {
+      M.From = &R;
+      M.Words.assign(Argv.begin() + FirstWord, Argv.end());
+    } else {
+      M.From = nullptr;
+    }
+    Failed |= FailedBefore;
   }
   for (auto &[Flag, Slot] : JsonFlags)
     Argv[Slot.first] = Slot.second.dump();
@@ -376,9 +439,8 @@ std::vector<std::string> PlanBuilder::argvOf(const sema::ProcessInfo &P) {
 /// A router or service with `node_env` starts from the whole environment of
 /// the first engine process on its node, as a launcher that starts it from
 /// that engine's shell.
-std::map<std::string, std::string>
-PlanBuilder::envOf(const sema::ProcessInfo &P) {
-  std::map<std::string, std::string> Env;
+ProcessSpec::EnvMap PlanBuilder::envOf(const sema::ProcessInfo &P) {
+  ProcessSpec::EnvMap Env;
   bool FromNode = false;
   if (P.NodeEnv && P.K != sema::ProcessInfo::Engine)
     for (const sema::ProcessInfo &E : Cell->Processes)
@@ -388,27 +450,33 @@ PlanBuilder::envOf(const sema::ProcessInfo &P) {
         break;
       }
   std::set<std::string> Removed; // `env.X = none` in this cell.
-  std::string RolePrefix = P.ValueRole.empty() ? "" : P.ValueRole + ".env.";
   // Only a process that inherits the recipe's `env.*` (and did not take
   // its node's) reads the cell's values here.
-  bool Inherits = P.InheritsEnv && !FromNode;
-  for (const auto &[Name, RV] : Cell->Values) {
-    if (!Inherits)
-      break;
-    llvm::StringRef N = Name;
-    llvm::StringRef Var;
-    if (N.startswith("env."))
-      Var = N.substr(4);
-    else if (!RolePrefix.empty() && N.startswith(RolePrefix))
-      Var = N.substr(RolePrefix.size());
-    else
-      continue;
-    if (RV.V.isNone()) {
-      if (RV.From)
-        Removed.insert(Var.str());
-      continue;
+  if (P.InheritsEnv && !FromNode) {
+    // The names under a prefix are one run of the sorted table, so only
+    // they are visited, and the runs in the table's order (the cell's
+    // `env.X` and its role's `prefill.env.X` are never both set; if they
+    // were, the later name would win, as it did when the whole table was
+    // scanned).
+    std::string RolePrefix = P.ValueRole.empty() ? "" : P.ValueRole + ".env.";
+    llvm::StringRef Prefixes[2] = {"env.", RolePrefix};
+    if (!RolePrefix.empty() && Prefixes[1] < Prefixes[0])
+      std::swap(Prefixes[0], Prefixes[1]);
+    for (llvm::StringRef Prefix : Prefixes) {
+      if (Prefix.empty())
+        continue;
+      for (auto It = Cell->Values.lower_bound(Prefix), End = Cell->Values.end();
+           It != End && llvm::StringRef(It->first).startswith(Prefix); ++It) {
+        const sema::ResolvedValue &RV = It->second;
+        llvm::StringRef Var = llvm::StringRef(It->first).substr(Prefix.size());
+        if (RV.V.isNone()) {
+          if (RV.From)
+            Removed.insert(Var.str());
+          continue;
+        }
+        Env[Var.str()] = render(RV.V, It->first);
+      }
     }
-    Env[Var.str()] = render(RV.V, Name);
   }
   for (const sema::Rendering &R : P.Renderings) {
     if (R.K != sema::Rendering::Env || !R.V || Removed.count(R.Target))
@@ -420,6 +488,51 @@ PlanBuilder::envOf(const sema::ProcessInfo &P) {
       Env[R.Target] = render(*R.V, R.Knob.empty() ? R.Target : R.Knob);
   }
   return Env;
+}
+
+/// Whether cells A and B hold the same values under Prefix (`env.`): the
+/// same names, values that print the same, and for none whether an
+/// assignment set it (what envOf reads of a cell).
+static bool sameValuesUnder(const sema::Cell &A, const sema::Cell &B,
+                            llvm::StringRef Prefix) {
+  auto IA = A.Values.lower_bound(Prefix), EA = A.Values.end();
+  auto IB = B.Values.lower_bound(Prefix), EB = B.Values.end();
+  for (;; ++IA, ++IB) {
+    bool InA = IA != EA && llvm::StringRef(IA->first).startswith(Prefix);
+    bool InB = IB != EB && llvm::StringRef(IB->first).startswith(Prefix);
+    if (!InA || !InB)
+      return InA == InB;
+    const sema::ResolvedValue &VA = IA->second, &VB = IB->second;
+    if (IA->first != IB->first || !VA.V.isIndistinguishableFrom(VB.V) ||
+        (VA.From == nullptr) != (VB.From == nullptr))
+      return false;
+  }
+}
+
+/// Whether envOf gives process P of cell C what it gave Q of cell D:
+/// the same kind of process, the same inherited values and the same
+/// environment renderings. A process with `node_env` reads another
+/// process's environment and is always lowered anew.
+static bool sameEnvInputs(const sema::ProcessInfo &P, const sema::Cell &C,
+                          const sema::ProcessInfo &Q, const sema::Cell &D) {
+  if (P.NodeEnv || Q.NodeEnv || P.K != Q.K || P.InheritsEnv != Q.InheritsEnv ||
+      P.ValueRole != Q.ValueRole)
+    return false;
+  auto IsEnv = [](const sema::Rendering &R) {
+    return R.K == sema::Rendering::Env;
+  };
+  auto RP = llvm::make_filter_range(P.Renderings, IsEnv);
+  auto RQ = llvm::make_filter_range(Q.Renderings, IsEnv);
+  auto IP = RP.begin(), IQ = RQ.begin();
+  for (; IP != RP.end() && IQ != RQ.end(); ++IP, ++IQ)
+    if (!sameRendering(*IP, *IQ))
+      return false;
+  if (IP != RP.end() || IQ != RQ.end())
+    return false;
+  if (!P.InheritsEnv || &C == &D)
+    return true;
+  return sameValuesUnder(C, D, "env.") &&
+         (P.ValueRole.empty() || sameValuesUnder(C, D, P.ValueRole + ".env."));
 }
 
 /// The endpoint paths a template declares, in schema order; an engine's
@@ -475,6 +588,7 @@ std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
   bool HasRouter = false;
   for (const sema::ProcessInfo &P : Cell->Processes)
     HasRouter |= P.K == sema::ProcessInfo::Router;
+  size_t Index = 0;
   for (const sema::ProcessInfo &P : Cell->Processes) {
     ProcessSpec S;
     S.Name = P.Name;
@@ -482,8 +596,23 @@ std::vector<ProcessSpec> PlanBuilder::lowerProcesses() {
     S.NodeRank = P.NodeRank;
     S.Template = P.Template ? P.Template->Name : "";
     S.Replica = P.Replica;
-    S.Argv = argvOf(P);
-    S.Env = envOf(P);
+    if (LastProcesses.size() <= Index)
+      LastProcesses.resize(Index + 1);
+    LoweredProcess &Last = LastProcesses[Index++];
+    S.Argv = argvOf(P, Last.Words);
+    if (Last.EnvFrom && sameEnvInputs(P, *Cell, *Last.EnvFrom, *Last.InCell)) {
+      S.Env = Last.Env;
+      Last.EnvFrom = &P;
+    } else {
+      bool FailedBefore = Failed;
+      Failed = false;
+      S.Env = std::make_shared<const ProcessSpec::EnvMap>(envOf(P));
+      // Kept for the next cell only when nothing failed to render.
+      Last.EnvFrom = Failed ? nullptr : &P;
+      Last.Env = S.Env;
+      Failed |= FailedBefore;
+    }
+    Last.InCell = Cell;
     const Value *Served = get("served_model_name", P.ValueRole);
     if (P.K == sema::ProcessInfo::Engine) {
       S.Node = P.Node;
@@ -893,7 +1022,7 @@ static bool checkServerReuse(const sema::RecipeCells &R, const PlanCell &C,
     const ProcessSpec &A = Ref.Processes[P], &B = C.Processes[P];
     if (A.Argv != B.Argv)
       Why = "the argv of '" + B.Name + "'";
-    else if (A.Env != B.Env)
+    else if (A.env() != B.env())
       Why = "the environment of '" + B.Name + "'";
   }
   if (Why.empty())
@@ -953,20 +1082,26 @@ PlanLowering::~PlanLowering() = default;
 bool PlanLowering::check() {
   Impl &I = *P;
   std::vector<const sema::RecipeCells *> Recipes;
-  std::string Names;
-  for (const auto &R : I.C.recipes()) {
-    Names += (Names.empty() ? "" : ", ") + ("'" + R->Name + "'");
-    if (I.Opts.Recipe.empty() || R->Name == I.Opts.Recipe)
+  size_t CellCount = 0;
+  for (const auto &R : I.C.recipes())
+    if (I.Opts.Recipe.empty() || R->Name == I.Opts.Recipe) {
       Recipes.push_back(R.get());
-  }
+      CellCount += R->Cells.size();
+    }
   if (Recipes.empty()) {
-    if (I.Opts.Recipe.empty())
+    if (I.Opts.Recipe.empty()) {
       I.Diags.report(llvm::SMLoc(), DiagID::err_plan_no_recipe);
-    else
-      I.Diags.report(llvm::SMLoc(), DiagID::err_plan_unknown_recipe)
-          << I.Opts.Recipe << (Names.empty() ? "" : "; recipes: " + Names);
+      return false;
+    }
+    // The names only for the error, not in every compilation.
+    std::string Names;
+    for (const auto &R : I.C.recipes())
+      Names += (Names.empty() ? "" : ", ") + ("'" + R->Name + "'");
+    I.Diags.report(llvm::SMLoc(), DiagID::err_plan_unknown_recipe)
+        << I.Opts.Recipe << (Names.empty() ? "" : "; recipes: " + Names);
     return false;
   }
+  I.Cells.reserve(CellCount);
   bool Ok = I.Builder.lowerHeader(*Recipes.front(), I.Header);
   I.Merged = Recipes.size() > 1;
   // A plan of several recipes is named after their file.

@@ -34,14 +34,10 @@ std::string codegen::toText(const PlanNumber &N) {
   return S;
 }
 
-template <typename T> static OrderedJSON orNull(const std::optional<T> &V) {
-  return V ? OrderedJSON(*V) : OrderedJSON(nullptr);
-}
-
 /// A recipe value as the plan holds it: the compact JSON of sema::toJSON
 /// read back as a document (so a float is the nearest double, written in
-/// its shortest form). Only the header's few values go this way; a cell's
-/// are written by writeValue below.
+/// its shortest form). Only a map whose keys spell the same goes this way;
+/// every other value is written by writeValue below.
 static OrderedJSON valueJSON(const sema::Value &V) {
   return OrderedJSON::parse(sema::toJSON(V));
 }
@@ -314,17 +310,62 @@ struct WorkloadFields {
 };
 } // namespace
 
-static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11) {
+static void writeEnv(JsonWriter &W, const ProcessSpec::EnvMap &Env) {
+  W.beginObject();
+  for (const auto &[Name, Value] : Env)
+    W.member(Name, Value);
+  W.endObject();
+}
+
+namespace {
+/// The text of each process's `env` object in the cell written last, by
+/// the process's place in the cell. The lowering shares one map between
+/// the cells that give a process the same environment, so the next cell
+/// copies the text when it holds the same map (or an equal one) and
+/// writes the object (keeping its new text) otherwise.
+class EnvTexts {
+public:
+  void write(JsonWriter &W, size_t Index, const ProcessSpec &P) {
+    if (Index >= Entries.size())
+      Entries.resize(Index + 1);
+    Entry &E = Entries[Index];
+    if (E.Env && P.Env && E.Depth == W.depth() &&
+        (E.Env == P.Env || *E.Env == *P.Env))
+      return W.rawValue(E.Text);
+    size_t Before = W.text().size();
+    writeEnv(W, P.env());
+    // Written right after its key: the object's text, with no separator.
+    std::string_view Text = W.text().substr(Before);
+    // Holding the map keeps it alive, so its address is never another's.
+    E.Env = P.Env;
+    E.Depth = W.depth();
+    E.Text.assign(Text.data(), Text.size());
+  }
+
+private:
+  struct Entry {
+    std::shared_ptr<const ProcessSpec::EnvMap> Env;
+    size_t Depth = 0;
+    std::string Text;
+  };
+  std::vector<Entry> Entries;
+};
+} // namespace
+
+/// A process of a cell; Envs, when given, copies the text of an
+/// environment the cell before wrote for the process at Index.
+static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11,
+                         EnvTexts *Envs, size_t Index) {
   W.beginObject();
   W.member("name"_key, P.Name);
   W.member("role"_key, P.Role);
   W.member("node_rank"_key, P.NodeRank);
   writeStrings(W, "argv"_key, P.Argv);
   W.key("env"_key);
-  W.beginObject();
-  for (const auto &[Name, Value] : P.Env)
-    W.member(Name, Value);
-  W.endObject();
+  if (Envs)
+    Envs->write(W, Index, P);
+  else
+    writeEnv(W, P.env());
   writeStrings(W, "env_unset"_key, P.EnvUnset);
   W.key("gpus"_key);
   if (P.Gpus) {
@@ -406,6 +447,12 @@ namespace {
 /// tokens of writing: the next cell copies the text when name, value and
 /// origin are those it was written from, and writes the knob (keeping its
 /// new text) otherwise.
+///
+/// The texts are kept in one buffer, not a string each (the first cell
+/// would allocate one per knob): a new text is appended, and when the
+/// buffer is full and holds more replaced text than live text, the live
+/// texts are copied to a new one, so a plan of any number of cells keeps
+/// about one cell's knob texts.
 class KnobTexts {
 public:
   void write(JsonWriter &W, size_t Index, const PlanKnob &K) {
@@ -415,36 +462,68 @@ public:
     if (E.Depth == W.depth() && E.Name == K.Name &&
         sameOrigin(E.Origin, K.Origin) &&
         E.Value.isIndistinguishableFrom(*K.Value))
-      return W.rawValue(E.Text);
+      return W.rawValue(std::string_view(Texts).substr(E.Offset, E.Size));
     size_t Before = W.text().size();
     writeKnob(W, K);
     // What was written: the separator before the object, then the object.
     std::string_view Text = W.text().substr(Before);
     Text.remove_prefix(Text.find('{'));
-    E.Name.assign(K.Name.data(), K.Name.size());
+    // A view: the name is Sema's, which outlives the writing of the plan.
+    E.Name = K.Name;
     // A copy of the value keeps it alive, so isSameAs cannot mistake a
     // later value for it.
     E.Value = *K.Value;
     E.Origin = K.Origin;
     E.Depth = W.depth();
-    E.Text.assign(Text.data(), Text.size());
+    keep(E, Text);
   }
 
 private:
   struct Entry {
-    std::string Name;
+    llvm::StringRef Name;
     sema::Value Value;
     KnobOrigin Origin;
     size_t Depth = 0; ///< Never a knob's depth: a new entry never matches.
-    std::string Text;
+    size_t Offset = 0, Size = 0; ///< The knob's text in Texts.
   };
+  /// Replaces E's text with Text.
+  void keep(Entry &E, std::string_view Text) {
+    Live -= E.Size;
+    E.Size = 0;
+    if (Texts.size() + Text.size() > Texts.capacity() &&
+        Texts.size() - Live > Live) {
+      std::string Fresh;
+      Fresh.reserve(2 * (Live + Text.size()));
+      for (Entry &O : Entries)
+        if (O.Size) {
+          size_t Offset = Fresh.size();
+          Fresh.append(Texts, O.Offset, O.Size);
+          O.Offset = Offset;
+        }
+      Texts.swap(Fresh);
+    }
+    E.Offset = Texts.size();
+    E.Size = Text.size();
+    Texts.append(Text);
+    Live += Text.size();
+  }
   std::vector<Entry> Entries;
+  std::string Texts;
+  size_t Live = 0; ///< Bytes of Texts that entries refer to.
 };
 } // namespace
 
-/// writeCell, copying the text of a knob the cell before wrote the same
-/// when Knobs is given.
-static void writeCellWith(const PlanCell &C, JsonWriter &W, KnobTexts *Knobs) {
+/// What emitPlan keeps of the cell written last, so the next cell copies
+/// the text of the parts that are the same.
+struct CellTexts {
+  KnobTexts Knobs;
+  EnvTexts Envs;
+};
+
+/// writeCell, copying the text of a knob or environment the cell before
+/// wrote the same when Texts is given.
+static void writeCellWith(const PlanCell &C, JsonWriter &W, CellTexts *Texts) {
+  KnobTexts *Knobs = Texts ? &Texts->Knobs : nullptr;
   W.beginObject();
   W.member("id"_key, C.Id);
   W.member("recipe"_key, C.Recipe);
@@ -478,8 +557,11 @@ static void writeCellWith(const PlanCell &C, JsonWriter &W, KnobTexts *Knobs) {
       std::visit(PreflightFields{W}, S);
     });
   });
-  writeArray(W, "processes"_key, C.Processes,
-             [&](const ProcessSpec &P) { writeProcess(W, P, V11); });
+  W.key("processes"_key);
+  W.beginArray();
+  for (size_t N = 0; N < C.Processes.size(); ++N)
+    writeProcess(W, C.Processes[N], V11, Texts ? &Texts->Envs : nullptr, N);
+  W.endArray();
   // v1.1: only a cell with files has the field, so a v1 plan stays v1.
   if (!C.Files.empty())
     writeArray(W, "files"_key, C.Files, [&](const PlanFile &F) {
@@ -515,76 +597,105 @@ void codegen::writeCell(const PlanCell &C, JsonWriter &W) {
   writeCellWith(C, W, nullptr);
 }
 
-static OrderedJSON slurmJSON(const std::optional<SlurmSpec> &S) {
-  if (!S)
-    return nullptr;
-  OrderedJSON J = OrderedJSON::object();
-  J["partition"] = orNull(S->Partition);
-  J["account"] = orNull(S->Account);
-  J["time_limit_s"] = S->TimeLimitS ? toJSON(*S->TimeLimitS) : nullptr;
-  J["nodelist"] = S->Nodelist ? valueJSON(*S->Nodelist) : OrderedJSON("auto");
-  return J;
+/// A simulation figure's value in the plan's units.
+static void writeFigure(JsonWriter &W, const SimFigure &F) {
+  if (const auto *N = std::get_if<PlanNumber>(&F.V))
+    return writeNumber(W, *N);
+  if (const auto *S = std::get_if<std::string>(&F.V))
+    return W.string(*S);
+  W.beginArray();
+  for (const PlanNumber &E : std::get<std::vector<PlanNumber>>(F.V))
+    writeNumber(W, E);
+  W.endArray();
 }
 
-/// Appends the simulation figures to a plan object: "calibration.X" goes
-/// into a nested `calibration` object.
-static void addFigures(OrderedJSON &J, const std::vector<SimFigure> &Figures) {
+/// The simulation figures, as members of the object W is in:
+/// "calibration.X" goes into a nested `calibration` object at the place of
+/// the first of them (the figures' keys are distinct: each is a row of a
+/// schema table).
+static void writeFigures(JsonWriter &W, const std::vector<SimFigure> &Figures) {
+  auto IsCalibration = [](const SimFigure &F) {
+    return llvm::StringRef(F.Key).startswith("calibration.");
+  };
+  bool CalibrationWritten = false;
   for (const SimFigure &F : Figures) {
-    OrderedJSON V;
-    if (const auto *N = std::get_if<PlanNumber>(&F.V))
-      V = toJSON(*N);
-    else if (const auto *S = std::get_if<std::string>(&F.V))
-      V = *S;
-    else {
-      V = OrderedJSON::array();
-      for (const PlanNumber &E : std::get<std::vector<PlanNumber>>(F.V))
-        V.push_back(toJSON(E));
+    if (!IsCalibration(F)) {
+      W.key(F.Key);
+      writeFigure(W, F);
+      continue;
     }
-    llvm::StringRef Key = F.Key;
-    if (Key.consume_front("calibration."))
-      J["calibration"][Key.str()] = std::move(V);
-    else
-      J[F.Key] = std::move(V);
+    if (CalibrationWritten)
+      continue;
+    CalibrationWritten = true;
+    W.key("calibration"_key);
+    W.beginObject();
+    for (const SimFigure &C : Figures)
+      if (IsCalibration(C)) {
+        W.key(llvm::StringRef(C.Key).drop_front(strlen("calibration.")));
+        writeFigure(W, C);
+      }
+    W.endObject();
   }
 }
 
-OrderedJSON codegen::toJSON(const PlanHeader &Plan) {
-  OrderedJSON J;
+void codegen::writeHeader(const PlanHeader &Plan, JsonWriter &W) {
   // A plan that uses a v1.1 field says so; every other plan stays v1.
-  J["schema"] = Plan.UsesV11 ? "arecipe.plan/v1.1" : "arecipe.plan/v1";
-  J["recipe"] = {{"name", Plan.RecipeName},
-                 {"file", Plan.RecipeFile},
-                 {"mode", Plan.Mode}};
-  J["model"] = {{"id", Plan.ModelId}, {"path", Plan.ModelPath}};
-  J["image"] = orNull(Plan.Image);
-  J["hardware"] = {{"name", Plan.HardwareName},
-                   {"gpus_per_node", Plan.GpusPerNode},
-                   {"visible_devices_env", Plan.VisibleDevicesEnv},
-                   {"smi", Plan.Smi},
-                   {"profile", Plan.HardwareProfile}};
-  addFigures(J["model"], Plan.ModelFigures);
-  addFigures(J["hardware"], Plan.HardwareFigures);
-  J["engine"] = {{"name", Plan.EngineName},
-                 {"metric_prefix", orNull(Plan.MetricPrefix)}};
-  J["container"] = nullptr;
-  J["slurm"] = slurmJSON(Plan.Slurm);
-  J["cells"] = OrderedJSON::array();
-  return J;
+  W.member("schema"_key,
+           Plan.UsesV11 ? "arecipe.plan/v1.1" : "arecipe.plan/v1");
+  W.key("recipe"_key);
+  writeObject(W, [&] {
+    W.member("name"_key, Plan.RecipeName);
+    W.member("file"_key, Plan.RecipeFile);
+    W.member("mode"_key, Plan.Mode);
+  });
+  W.key("model"_key);
+  writeObject(W, [&] {
+    W.member("id"_key, Plan.ModelId);
+    W.member("path"_key, Plan.ModelPath);
+    writeFigures(W, Plan.ModelFigures);
+  });
+  writeOr(W, "image"_key, Plan.Image);
+  W.key("hardware"_key);
+  writeObject(W, [&] {
+    W.member("name"_key, Plan.HardwareName);
+    W.member("gpus_per_node"_key, Plan.GpusPerNode);
+    W.member("visible_devices_env"_key, Plan.VisibleDevicesEnv);
+    W.member("smi"_key, Plan.Smi);
+    W.member("profile"_key, Plan.HardwareProfile);
+    writeFigures(W, Plan.HardwareFigures);
+  });
+  W.key("engine"_key);
+  writeObject(W, [&] {
+    W.member("name"_key, Plan.EngineName);
+    writeOr(W, "metric_prefix"_key, Plan.MetricPrefix);
+  });
+  W.member("container"_key, nullptr);
+  W.key("slurm"_key);
+  if (!Plan.Slurm)
+    return W.null();
+  const SlurmSpec &S = *Plan.Slurm;
+  writeObject(W, [&] {
+    writeOr(W, "partition"_key, S.Partition);
+    writeOr(W, "account"_key, S.Account);
+    W.key("time_limit_s"_key);
+    if (S.TimeLimitS)
+      writeNumber(W, *S.TimeLimitS);
+    else
+      W.null();
+    W.key("nodelist"_key);
+    if (S.Nodelist)
+      writeValue(*S.Nodelist, W);
+    else
+      W.string("auto");
+  });
 }
 
 void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
-  // The header is small and built as a document (its figures may nest and
-  // overwrite one another); the cells, 20 KB each, are written straight to
-  // the stream, one at a time, so the plan is never whole in memory.
-  OrderedJSON Header = toJSON(Plan.header());
+  // The header, then the cells, 20 KB each, written straight to the
+  // stream, one at a time, so the plan is never whole in memory.
   JsonWriter W;
   W.beginObject();
-  for (auto It = Header.begin(); It != Header.end(); ++It) {
-    if (It.key() == "cells")
-      continue;
-    W.key(It.key());
-    W.value(It.value());
-  }
+  writeHeader(Plan.header(), W);
   W.key("cells"_key);
   W.beginArray();
   auto Flush = [&] {
@@ -592,9 +703,9 @@ void codegen::emitPlan(PlanLowering &Plan, llvm::raw_ostream &OS) {
     OS.write(Text.data(), Text.size());
     W.clear();
   };
-  KnobTexts Knobs;
+  CellTexts Texts;
   for (size_t I = 0; I < Plan.size(); ++I) {
-    writeCellWith(Plan.cell(I), W, &Knobs);
+    writeCellWith(Plan.cell(I), W, &Texts);
     // The cells of a plan are about the same size: once the first is
     // written, a stream into memory (compileToPlanJSON's string) makes
     // room for the whole plan at once instead of regrowing and copying

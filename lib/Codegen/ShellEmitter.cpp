@@ -354,7 +354,7 @@ static void emitProcess(const ProcessSpec &P, llvm::raw_ostream &OS) {
     OS << (I ? " " : "") << shellQuote(P.Argv[I]);
   OS << ")\n  proc_env=(";
   size_t I = 0;
-  for (const auto &[Name, Value] : P.Env)
+  for (const auto &[Name, Value] : P.env())
     OS << (I++ ? " " : "") << shellQuote(Name + "=" + Value);
   OS << ")\n";
   std::string Gpus;

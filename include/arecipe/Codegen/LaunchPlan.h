@@ -149,7 +149,16 @@ struct ProcessSpec {
   int64_t Replica = 0;
   std::optional<int64_t> Node;
   std::vector<std::string> Argv;
-  std::map<std::string, std::string> Env;
+  /// The environment by variable name. Most cells of a recipe give a
+  /// process the same environment: the lowering builds it once and the
+  /// cells share it (no copy per cell), and the plan writer copies the
+  /// text it wrote for the same map. Null reads as empty (env()).
+  using EnvMap = std::map<std::string, std::string>;
+  std::shared_ptr<const EnvMap> Env;
+  const EnvMap &env() const {
+    static const EnvMap Empty;
+    return Env ? *Env : Empty;
+  }
   std::vector<std::string> EnvUnset;
   std::optional<std::vector<int64_t>> Gpus;
   std::optional<int64_t> Port;

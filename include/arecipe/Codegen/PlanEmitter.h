@@ -46,8 +46,9 @@ void writeValue(const sema::Value &V, support::JsonWriter &W);
 /// (the plan's bytes: as nlohmann's dump(2) of the cell's document).
 void writeCell(const PlanCell &C, support::JsonWriter &W);
 
-/// The plan's header as a document whose `cells` array is empty.
-OrderedJSON toJSON(const PlanHeader &H);
+/// The plan's members before `cells` (schema, recipe, model, image,
+/// hardware, engine, container, slurm), written into the object W is in.
+void writeHeader(const PlanHeader &H, support::JsonWriter &W);
 
 /// Writes the plan, lowering and writing one cell at a time (after
 /// Plan.check() returned true).
