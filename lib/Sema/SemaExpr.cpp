@@ -58,7 +58,7 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
     }
 
   if (RecipeState::NameSlot *Slot =
-          Ctx.Recipe ? &Ctx.Recipe->slot(Name) : nullptr;
+          Ctx.Recipe ? &Ctx.Recipe->slot(E) : nullptr;
       Slot && Slot->CN) {
     // The slot is handed on: one hash of the name per read, not two.
     if (Ctx.Cell)
@@ -411,16 +411,16 @@ std::optional<Value> SemaImpl::evalBinary(const ast::BinaryExpr *E,
   EvalCtx Inner = Ctx;
   Inner.Expected = nullptr;
   if (Op == ast::BinaryOp::And || Op == ast::BinaryOp::Or) {
-    std::optional<bool> L = evalBool(E->getLHS(), Inner,
-                                     "the operand of '" +
-                                         ast::getSpelling(Op).str() + "'");
+    // Literal text: a condition is evaluated in every cell and process,
+    // and a string built here was a malloc each time.
+    llvm::StringRef What = Op == ast::BinaryOp::And ? "the operand of 'and'"
+                                                    : "the operand of 'or'";
+    std::optional<bool> L = evalBool(E->getLHS(), Inner, What);
     if (!L)
       return std::nullopt;
     if (*L == (Op == ast::BinaryOp::Or))
       return Value::boolean(*L);
-    std::optional<bool> R = evalBool(E->getRHS(), Inner,
-                                     "the operand of '" +
-                                         ast::getSpelling(Op).str() + "'");
+    std::optional<bool> R = evalBool(E->getRHS(), Inner, What);
     if (!R)
       return std::nullopt;
     return Value::boolean(*R);
@@ -818,12 +818,16 @@ std::optional<Value> SemaImpl::evalConvert(const ast::ConvertExpr *E,
 }
 
 std::optional<Value> SemaImpl::evalExactLiteral(const ast::Expr *E) {
+  // A literal in a formula is read in every cell (and role) that evaluates
+  // the formula: parsed once, its value shared (values are immutable).
+  if (auto It = Literals.find(E); It != Literals.end())
+    return It->second;
   if (auto *F = llvm::dyn_cast<ast::FloatLiteral>(E)) {
     if (NumericResult<Rational> R = Rational::parseDecimal(F->getText()))
-      return Value::number(*R);
+      return Literals.try_emplace(E, Value::number(*R)).first->second;
   } else if (NumericResult<Quantity> Q = Quantity::parseLiteral(
                  llvm::cast<ast::QuantityLiteral>(E)->getText())) {
-    return Value::quantity(*Q);
+    return Literals.try_emplace(E, Value::quantity(*Q)).first->second;
   }
   // The parser checked the literal's form: only its size can fail here.
   diag(E->getRange(), DiagID::err_arith_overflow)

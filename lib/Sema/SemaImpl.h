@@ -133,6 +133,9 @@ struct CellState {
   /// Keys being evaluated (cycles); each views the key of the resolveName
   /// call that evaluates it, which returns before it is popped.
   std::vector<llvm::StringRef> Stack;
+  /// Stack's keys as (slot id, roleIndex): what a cycle is looked for by,
+  /// without comparing strings.
+  std::vector<std::pair<unsigned, unsigned>> StackIds;
   std::vector<const AssignmentState *> StackFrom;
   llvm::StringSet<> Failed; ///< Keys (`tp`, `prefill.tp`) that failed.
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
@@ -200,6 +203,11 @@ struct RecipeState {
     /// Null while the name has no assignment.
     std::vector<AssignmentState *> *As = nullptr;
     unsigned Id = 0; ///< Dense, in order of first lookup.
+    /// The sizes of Names and ByName when CN and As were last looked for:
+    /// the maps only grow, so a name missing from one is looked for again
+    /// only once it has grown (a constant or enum member read in every
+    /// cell is no cell name, and was two ordered searches per read).
+    size_t NamesSeen = ~size_t(0), ByNameSeen = ~size_t(0);
   };
   /// Names and ByName by one hash per read instead of two ordered searches
   /// (a cell reads every name, often several times). Filled on first
@@ -209,6 +217,13 @@ struct RecipeState {
   /// decides evaluation and diagnostic order.
   llvm::StringMap<NameSlot> Slots;
   NameSlot &slot(llvm::StringRef Name);
+  /// slot(E's name), found by the node: a formula is evaluated in every
+  /// cell, and a pointer hashes for less than the name did.
+  NameSlot &slot(const ast::NameExpr *E);
+  llvm::DenseMap<const ast::NameExpr *, NameSlot *> SlotOfName;
+  /// The slots of the names resolveName and resolveCell treat on their
+  /// own, compared by address rather than by name (set by slot()).
+  NameSlot *ConcurrencySlot = nullptr, *TopologySlot = nullptr;
   /// The keys of every cell's Values (the cells share them).
   std::shared_ptr<CellKeys> Keys = std::make_shared<CellKeys>();
   /// Keys's id of a slot's key in a role, by `Id * KnownRoles +
@@ -481,6 +496,8 @@ public:
   /// A float or quantity literal as an exact value; an error when it does
   /// not fit the exact representation.
   std::optional<Value> evalExactLiteral(const ast::Expr *E);
+  /// The values of the float and quantity literals parsed so far.
+  llvm::DenseMap<const ast::Expr *, Value> Literals;
   std::optional<Value> evalName(const ast::NameExpr *E, const EvalCtx &Ctx);
   std::optional<Value> evalBinary(const ast::BinaryExpr *E, const EvalCtx &Ctx);
   std::optional<Value> evalMember(const ast::MemberExpr *E, const EvalCtx &Ctx);
