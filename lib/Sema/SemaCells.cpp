@@ -384,7 +384,19 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
 
 void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
   const Cell &C = *CS.C;
-  for (auto &[Name, As] : R.ByName) {
+  std::pair<size_t, size_t> Sizes(R.ByName.size(), R.Assignments.size());
+  if (R.MultiplyAssignedFor != Sizes) {
+    R.MultiplyAssignedFor = Sizes;
+    R.MultiplyAssigned.clear();
+    for (const auto &Entry : R.ByName)
+      if (std::count_if(Entry.second.begin(), Entry.second.end(),
+                        [](const AssignmentState *A) {
+                          return A->L != Level::Default;
+                        }) > 1)
+        R.MultiplyAssigned.push_back(&Entry);
+  }
+  for (const auto *Entry : R.MultiplyAssigned) {
+    const auto &[Name, As] = *Entry;
     // Most names have at most one assignment above the defaults that
     // applies to the cell: nothing to group, and no map is built.
     unsigned Applying = 0;

@@ -57,8 +57,7 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
       return V;
     }
 
-  if (RecipeState::NameSlot *Slot =
-          Ctx.Recipe ? &Ctx.Recipe->slot(E) : nullptr;
+  if (RecipeState::NameSlot *Slot = Ctx.Recipe ? &Ctx.Recipe->slot(E) : nullptr;
       Slot && Slot->CN) {
     // The slot is handed on: one hash of the name per read, not two.
     if (Ctx.Cell)
@@ -818,16 +817,12 @@ std::optional<Value> SemaImpl::evalConvert(const ast::ConvertExpr *E,
 }
 
 std::optional<Value> SemaImpl::evalExactLiteral(const ast::Expr *E) {
-  // A literal in a formula is read in every cell (and role) that evaluates
-  // the formula: parsed once, its value shared (values are immutable).
-  if (auto It = Literals.find(E); It != Literals.end())
-    return It->second;
   if (auto *F = llvm::dyn_cast<ast::FloatLiteral>(E)) {
     if (NumericResult<Rational> R = Rational::parseDecimal(F->getText()))
-      return Literals.try_emplace(E, Value::number(*R)).first->second;
+      return Value::number(*R);
   } else if (NumericResult<Quantity> Q = Quantity::parseLiteral(
                  llvm::cast<ast::QuantityLiteral>(E)->getText())) {
-    return Literals.try_emplace(E, Value::quantity(*Q)).first->second;
+    return Value::quantity(*Q);
   }
   // The parser checked the literal's form: only its size can fail here.
   diag(E->getRange(), DiagID::err_arith_overflow)

@@ -248,6 +248,14 @@ struct RecipeState {
   std::map<CellKey, CellState> Cells;
   std::map<CellKey, const AssignmentState *> ServerAssign; ///< By client cell.
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
+  /// ByName's entries with two or more assignments above the defaults, in
+  /// ByName's order: the only ones two assignments can conflict in, so a
+  /// cell does not test every assignment of every name. Rebuilt when
+  /// ByName or Assignments (which every assignment joins) has grown.
+  std::vector<
+      const std::pair<const std::string, std::vector<AssignmentState *>> *>
+      MultiplyAssigned;
+  std::pair<size_t, size_t> MultiplyAssignedFor{~size_t(0), ~size_t(0)};
   /// Formulas evaluated once and shared by every cell (per role): a
   /// recipe-level list is not rebuilt in each cell (F12).
   /// Keyed by the assignment and roleIndex(role).
@@ -496,8 +504,6 @@ public:
   /// A float or quantity literal as an exact value; an error when it does
   /// not fit the exact representation.
   std::optional<Value> evalExactLiteral(const ast::Expr *E);
-  /// The values of the float and quantity literals parsed so far.
-  llvm::DenseMap<const ast::Expr *, Value> Literals;
   std::optional<Value> evalName(const ast::NameExpr *E, const EvalCtx &Ctx);
   std::optional<Value> evalBinary(const ast::BinaryExpr *E, const EvalCtx &Ctx);
   std::optional<Value> evalMember(const ast::MemberExpr *E, const EvalCtx &Ctx);
