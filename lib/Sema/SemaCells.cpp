@@ -369,13 +369,19 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     return std::nullopt;
   }
   RV.V = std::move(*Conformed);
-  bool SameEverywhere =
-      Uniform && CS.CellReads == CellReads &&
+  // The formula read nothing of the cell and only names that are the same
+  // in every cell: it has this value wherever it wins, so it is evaluated
+  // once (a recipe-level formula that a band overrides in some cells
+  // included). The name itself is the same in every cell only when every
+  // cell picks this assignment.
+  bool FormulaSame =
+      CS.CellReads == CellReads &&
       std::all_of(RV.Deps.begin(), RV.Deps.end(), [&](const std::string &D) {
         return R.SameInEveryCell.count(D) != 0;
       });
-  if (SameEverywhere) {
-    R.markSameInEveryCell(Slot, RoleIdx, Key);
+  if (FormulaSame) {
+    if (Uniform)
+      R.markSameInEveryCell(Slot, RoleIdx, Key);
     if (!Best->Literal)
       R.Shared[{Best, RoleIdx}] = {RV.V, RV.Deps};
   }
