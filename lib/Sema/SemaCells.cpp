@@ -320,6 +320,10 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       R.markSameInEveryCell(Slot, RoleIdx, Key);
     return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
+  // Once per cell (and role) it wins in: room for every cell at once, not
+  // a reallocation each time the count doubles.
+  if (Best->EffectiveIn.empty())
+    Best->EffectiveIn.reserve(R.Cells.size());
   Best->EffectiveIn.push_back(C.Conc);
   for (AssignmentState *A : As)
     if (A != Best && forRole(*A, Role) && stronger(*Best, *A) &&
