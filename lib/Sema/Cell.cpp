@@ -76,6 +76,10 @@ void DepList::add(llvm::StringRef Name) {
   auto Names = L && L.use_count() == 1
                    ? std::const_pointer_cast<std::vector<std::string>>(L)
                    : std::make_shared<std::vector<std::string>>(names());
+  // A formula reads a few names: room for them at once, not a reallocation
+  // at the second and third.
+  if (Names->capacity() < 4)
+    Names->reserve(4);
   Names->push_back(Name.str());
   L = std::move(Names);
 }

@@ -24,21 +24,39 @@ CellKey CellState::key() const { return {C->Arm ? C->Arm->Index : 0, C->Conc}; }
 RecipeState::NameSlot &RecipeState::slot(llvm::StringRef Name) {
   auto [It, New] = Slots.try_emplace(Name);
   NameSlot &S = It->second;
-  if (New)
+  if (New) {
     S.Id = Slots.size() - 1;
-  // Looked up again while missing: a name declared or assigned after its
-  // first read is then found.
-  if (!S.As) {
+    if (Name == "concurrency")
+      ConcurrencySlot = &S;
+    else if (Name == "topology")
+      TopologySlot = &S;
+  }
+  // Looked up again while missing and the map has grown since: a name
+  // declared or assigned after its first read is then found.
+  if (!S.As && S.ByNameSeen != ByName.size()) {
+    S.ByNameSeen = ByName.size();
     auto ByIt = ByName.find(Name);
     if (ByIt != ByName.end())
       S.As = &ByIt->second;
   }
-  if (!S.CN) {
+  if (!S.CN && S.NamesSeen != Names.size()) {
+    S.NamesSeen = Names.size();
     auto NameIt = Names.find(Name);
     if (NameIt != Names.end())
       S.CN = &NameIt->second;
   }
   return S;
+}
+
+RecipeState::NameSlot &RecipeState::slot(const ast::NameExpr *E) {
+  NameSlot *&S = SlotOfName[E];
+  if (!S)
+    return *(S = &slot(E->getName().Name));
+  // What slot(Name) would look up again (the slot itself never moves).
+  if ((!S->As && S->ByNameSeen != ByName.size()) ||
+      (!S->CN && S->NamesSeen != Names.size()))
+    return slot(E->getName().Name);
+  return *S;
 }
 
 void RecipeState::noteHolds(const CellState &CS, const ast::Expr *Cond,
@@ -165,16 +183,16 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
                                            RecipeState::NameSlot *GivenSlot) {
   Cell &C = *CS.C;
   RecipeState &R = *CS.R;
+  RecipeState::NameSlot &Slot = GivenSlot ? *GivenSlot : R.slot(Name);
   // The arm's list, evaluated once before the cells: shared, never copied
   // into each cell (F12).
-  if (Name == "concurrency") {
+  if (&Slot == R.ConcurrencySlot) {
     addDep(Deps, Name);
     const ResolvedValue *RV = R.Out->find(C, Name);
     if (!RV)
       return std::nullopt;
     return RV->V;
   }
-  RecipeState::NameSlot &Slot = GivenSlot ? *GivenSlot : R.slot(Name);
   const CellName *CN = Slot.CN;
   bool PerRole = CN && CN->isPerRole(Name);
   // RoleIn outlives this call (an EvalCtx's role or a literal).
@@ -231,9 +249,10 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
   if (hasFailed(CS, Key))
     return std::nullopt;
 
-  auto Pos = std::find(CS.Stack.begin(), CS.Stack.end(), Key);
-  if (Pos != CS.Stack.end()) {
-    size_t First = Pos - CS.Stack.begin();
+  std::pair<unsigned, unsigned> StackId(Slot.Id, RoleIdx);
+  auto Pos = std::find(CS.StackIds.begin(), CS.StackIds.end(), StackId);
+  if (Pos != CS.StackIds.end()) {
+    size_t First = Pos - CS.StackIds.begin();
     std::string Text;
     for (size_t N = First; N < CS.Stack.size(); ++N)
       Text += (CS.Stack[N] + " -> ").str();
@@ -301,6 +320,10 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
       R.markSameInEveryCell(Slot, RoleIdx, Key);
     return store(CS, Slot, RoleIdx, Key, std::move(RV));
   }
+  // Once per cell (and role) it wins in: room for every cell at once, not
+  // a reallocation each time the count doubles.
+  if (Best->EffectiveIn.empty())
+    Best->EffectiveIn.reserve(R.Cells.size());
   Best->EffectiveIn.push_back(C.Conc);
   for (AssignmentState *A : As)
     if (A != Best && forRole(*A, Role) && stronger(*Best, *A) &&
@@ -321,6 +344,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     V = Best->Literal;
   } else {
     CS.Stack.push_back(Key);
+    CS.StackIds.push_back(StackId);
     CS.StackFrom.push_back(Best);
     EvalCtx Ctx;
     Ctx.M = Best->M;
@@ -332,6 +356,7 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     Ctx.Role = Role;
     V = eval(Best->ValueExpr, Ctx);
     CS.Stack.pop_back();
+    CS.StackIds.pop_back();
     CS.StackFrom.pop_back();
   }
   if (!V) {
@@ -348,13 +373,19 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
     return std::nullopt;
   }
   RV.V = std::move(*Conformed);
-  bool SameEverywhere =
-      Uniform && CS.CellReads == CellReads &&
+  // The formula read nothing of the cell and only names that are the same
+  // in every cell: it has this value wherever it wins, so it is evaluated
+  // once (a recipe-level formula that a band overrides in some cells
+  // included). The name itself is the same in every cell only when every
+  // cell picks this assignment.
+  bool FormulaSame =
+      CS.CellReads == CellReads &&
       std::all_of(RV.Deps.begin(), RV.Deps.end(), [&](const std::string &D) {
         return R.SameInEveryCell.count(D) != 0;
       });
-  if (SameEverywhere) {
-    R.markSameInEveryCell(Slot, RoleIdx, Key);
+  if (FormulaSame) {
+    if (Uniform)
+      R.markSameInEveryCell(Slot, RoleIdx, Key);
     if (!Best->Literal)
       R.Shared[{Best, RoleIdx}] = {RV.V, RV.Deps};
   }
@@ -363,7 +394,19 @@ std::optional<Value> SemaImpl::resolveName(CellState &CS, llvm::StringRef Name,
 
 void SemaImpl::reportConflicts(RecipeState &R, CellState &CS) {
   const Cell &C = *CS.C;
-  for (auto &[Name, As] : R.ByName) {
+  std::pair<size_t, size_t> Sizes(R.ByName.size(), R.Assignments.size());
+  if (R.MultiplyAssignedFor != Sizes) {
+    R.MultiplyAssignedFor = Sizes;
+    R.MultiplyAssigned.clear();
+    for (const auto &Entry : R.ByName)
+      if (std::count_if(Entry.second.begin(), Entry.second.end(),
+                        [](const AssignmentState *A) {
+                          return A->L != Level::Default;
+                        }) > 1)
+        R.MultiplyAssigned.push_back(&Entry);
+  }
+  for (const auto *Entry : R.MultiplyAssigned) {
+    const auto &[Name, As] = *Entry;
     // Most names have at most one assignment above the defaults that
     // applies to the cell: nothing to group, and no map is built.
     unsigned Applying = 0;
@@ -469,7 +512,10 @@ void SemaImpl::resolveCell(RecipeState &R, CellState &CS) {
     resolveCell(R, R.Cells[{CS.key().first, *CS.C->ServerRoot}]);
   // The topology first: it says which roles the server-side names are
   // resolved for.
-  resolveName(CS, "topology", R.Out->NameRange, nullptr);
+  RecipeState::NameSlot *Topology = R.TopologySlot;
+  if (!Topology || !Topology->CN || !Topology->As)
+    Topology = &R.slot("topology");
+  resolveName(CS, "topology", R.Out->NameRange, nullptr, "", Topology);
   setRoles(CS);
   CS.TopologyKnown = true;
   // (A topology that failed is reported; its roles are not known.)

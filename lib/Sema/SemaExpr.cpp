@@ -57,8 +57,7 @@ std::optional<Value> SemaImpl::evalName(const ast::NameExpr *E,
       return V;
     }
 
-  if (RecipeState::NameSlot *Slot =
-          Ctx.Recipe ? &Ctx.Recipe->slot(Name) : nullptr;
+  if (RecipeState::NameSlot *Slot = Ctx.Recipe ? &Ctx.Recipe->slot(E) : nullptr;
       Slot && Slot->CN) {
     // The slot is handed on: one hash of the name per read, not two.
     if (Ctx.Cell)
@@ -411,16 +410,16 @@ std::optional<Value> SemaImpl::evalBinary(const ast::BinaryExpr *E,
   EvalCtx Inner = Ctx;
   Inner.Expected = nullptr;
   if (Op == ast::BinaryOp::And || Op == ast::BinaryOp::Or) {
-    std::optional<bool> L = evalBool(E->getLHS(), Inner,
-                                     "the operand of '" +
-                                         ast::getSpelling(Op).str() + "'");
+    // Literal text: a condition is evaluated in every cell and process,
+    // and a string built here was a malloc each time.
+    llvm::StringRef What = Op == ast::BinaryOp::And ? "the operand of 'and'"
+                                                    : "the operand of 'or'";
+    std::optional<bool> L = evalBool(E->getLHS(), Inner, What);
     if (!L)
       return std::nullopt;
     if (*L == (Op == ast::BinaryOp::Or))
       return Value::boolean(*L);
-    std::optional<bool> R = evalBool(E->getRHS(), Inner,
-                                     "the operand of '" +
-                                         ast::getSpelling(Op).str() + "'");
+    std::optional<bool> R = evalBool(E->getRHS(), Inner, What);
     if (!R)
       return std::nullopt;
     return Value::boolean(*R);

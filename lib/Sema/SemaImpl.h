@@ -134,6 +134,9 @@ struct CellState {
   /// Keys being evaluated (cycles); each views the key of the resolveName
   /// call that evaluates it, which returns before it is popped.
   std::vector<llvm::StringRef> Stack;
+  /// Stack's keys as (slot id, roleIndex): what a cycle is looked for by,
+  /// without comparing strings.
+  std::vector<std::pair<unsigned, unsigned>> StackIds;
   std::vector<const AssignmentState *> StackFrom;
   llvm::StringSet<> Failed; ///< Keys (`tp`, `prefill.tp`) that failed.
   /// Reads of `conc` and of the cell's layout (`dram_budget`): a formula
@@ -201,6 +204,11 @@ struct RecipeState {
     /// Null while the name has no assignment.
     std::vector<AssignmentState *> *As = nullptr;
     unsigned Id = 0; ///< Dense, in order of first lookup.
+    /// The sizes of Names and ByName when CN and As were last looked for:
+    /// the maps only grow, so a name missing from one is looked for again
+    /// only once it has grown (a constant or enum member read in every
+    /// cell is no cell name, and was two ordered searches per read).
+    size_t NamesSeen = ~size_t(0), ByNameSeen = ~size_t(0);
   };
   /// Names and ByName by one hash per read instead of two ordered searches
   /// (a cell reads every name, often several times). Filled on first
@@ -210,6 +218,13 @@ struct RecipeState {
   /// decides evaluation and diagnostic order.
   llvm::StringMap<NameSlot> Slots;
   NameSlot &slot(llvm::StringRef Name);
+  /// slot(E's name), found by the node: a formula is evaluated in every
+  /// cell, and a pointer hashes for less than the name did.
+  NameSlot &slot(const ast::NameExpr *E);
+  llvm::DenseMap<const ast::NameExpr *, NameSlot *> SlotOfName;
+  /// The slots of the names resolveName and resolveCell treat on their
+  /// own, compared by address rather than by name (set by slot()).
+  NameSlot *ConcurrencySlot = nullptr, *TopologySlot = nullptr;
   /// The keys of every cell's Values (the cells share them).
   std::shared_ptr<CellKeys> Keys = std::make_shared<CellKeys>();
   /// Keys's id of a slot's key in a role, by `Id * KnownRoles +
@@ -234,6 +249,14 @@ struct RecipeState {
   std::map<CellKey, CellState> Cells;
   std::map<CellKey, const AssignmentState *> ServerAssign; ///< By client cell.
   std::set<std::pair<const Assignment *, const Assignment *>> ReportedPairs;
+  /// ByName's entries with two or more assignments above the defaults, in
+  /// ByName's order: the only ones two assignments can conflict in, so a
+  /// cell does not test every assignment of every name. Rebuilt when
+  /// ByName or Assignments (which every assignment joins) has grown.
+  std::vector<
+      const std::pair<const std::string, std::vector<AssignmentState *>> *>
+      MultiplyAssigned;
+  std::pair<size_t, size_t> MultiplyAssignedFor{~size_t(0), ~size_t(0)};
   /// Formulas evaluated once and shared by every cell (per role): a
   /// recipe-level list is not rebuilt in each cell (F12).
   /// Keyed by the assignment and roleIndex(role).

@@ -62,7 +62,12 @@ Value Value::integer(int64_t I) {
 Value Value::number(Rational R) {
   Value V;
   V.Kind = ValueKind::Float;
-  V.P = payload(R);
+  if (R.denominator() <= UINT32_MAX) {
+    V.I = R.numerator();
+    V.Small = uint32_t(R.denominator());
+  } else {
+    V.P = payload(R);
+  }
   return V;
 }
 Value Value::boolean(bool B) {
@@ -91,6 +96,16 @@ Value Value::enumMember(const EnumInfo *E, llvm::StringRef Member) {
   Value V;
   V.Kind = ValueKind::Enum;
   V.Enum = E;
+  // Members of a declared enum never change once it is declared, and the
+  // value already depends on E (== reads its name).
+  if (E) {
+    auto It = std::find(E->Members.begin(), E->Members.end(), Member);
+    if (It != E->Members.end() &&
+        size_t(It - E->Members.begin()) < UINT32_MAX) {
+      V.Small = uint32_t(It - E->Members.begin());
+      return V;
+    }
+  }
   V.P = payload(Member.str());
   return V;
 }
@@ -151,9 +166,13 @@ Value Value::server(int64_t Conc) {
 }
 
 Rational Value::getNumber() const {
-  return Kind == ValueKind::Int ? Rational(I) : std::get<Rational>(P->D);
+  if (Kind == ValueKind::Int)
+    return Rational(I);
+  return P ? std::get<Rational>(P->D) : Rational::fromParts(I, Small);
 }
 const std::string &Value::getString() const {
+  if (Kind == ValueKind::Enum && !P)
+    return Enum->Members[Small];
   return std::get<std::string>(P->D);
 }
 const Quantity &Value::getQuantity() const { return std::get<Quantity>(P->D); }

@@ -187,6 +187,49 @@ TEST(ValueTest, IndistinguishableIsStricterThanEqual) {
   EXPECT_FALSE(L.isIndistinguishableFrom(Value::list({Value::integer(1)})));
 }
 
+TEST(ValueTest, ExactNumbersOfAnySizeRoundTrip) {
+  // A denominator that fits 32 bits is held inline, a larger one in a
+  // payload: both read back as the same reduced Rational.
+  Rational Half = *Rational::fraction(-1, 2);
+  Rational Huge = *Rational::fraction(1, int64_t(1) << 40);
+  Rational Odd = *Rational::fraction(int64_t(1) << 50, (int64_t(1) << 33) + 1);
+  for (Rational R : {Half, Huge, Odd, Rational(7)}) {
+    Value V = Value::number(R);
+    EXPECT_EQ(V.kind(), ValueKind::Float);
+    EXPECT_EQ(V.getNumber(), R);
+    EXPECT_EQ(V, Value::number(R));
+    EXPECT_TRUE(V.isIndistinguishableFrom(Value::number(R)));
+  }
+  EXPECT_EQ(Value::number(Half).str(), "-0.5");
+  EXPECT_NE(Value::number(Half), Value::number(Huge));
+  EXPECT_FALSE(
+      Value::number(Half).isIndistinguishableFrom(Value::number(Rational(-1))));
+  EXPECT_FALSE(Value::number(Half).isSameAs(Value::number(Rational(-1))));
+}
+
+TEST(ValueTest, EnumMembersReadBackByName) {
+  EnumInfo Mode;
+  Mode.Name = "mode";
+  Mode.Members = {"bench", "eval"};
+  Value Bench = Value::enumMember(&Mode, "bench");
+  Value Eval = Value::enumMember(&Mode, "eval");
+  EXPECT_EQ(Bench.getString(), "bench");
+  EXPECT_EQ(Eval.getString(), "eval");
+  EXPECT_EQ(Bench.getEnum(), &Mode);
+  EXPECT_EQ(Bench, Value::enumMember(&Mode, "bench"));
+  EXPECT_NE(Bench, Eval);
+  // Two members of one enum are two values, not copies of one.
+  EXPECT_FALSE(Bench.isSameAs(Eval));
+  EXPECT_FALSE(Bench.isIndistinguishableFrom(Eval));
+  EXPECT_TRUE(Bench.isIndistinguishableFrom(Value::enumMember(&Mode, "bench")));
+  // A member the enum does not list (a value built before a check) keeps
+  // its name too.
+  Value Other = Value::enumMember(&Mode, "smoke");
+  EXPECT_EQ(Other.getString(), "smoke");
+  EXPECT_NE(Other, Bench);
+  EXPECT_EQ(Other.str(), Value::enumMember(&Mode, "smoke").str());
+}
+
 TEST(LevelTest, SpellingsMatchThePlanSchema) {
   EXPECT_EQ(getSpelling(Level::Default), "default");
   EXPECT_EQ(getSpelling(Level::AtConc), "at-conc");

@@ -17,6 +17,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cassert>
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -44,6 +45,15 @@ public:
 
   /// Num/Den reduced, with a positive denominator.
   static NumericResult<Rational> fraction(int64_t Num, int64_t Den);
+  /// The numerator and denominator of a Rational, taken back as they are
+  /// (no reduction): for a holder that keeps the two integers apart.
+  static Rational fromParts(int64_t Num, int64_t Den) {
+    assert(Den > 0 && "the parts of a reduced Rational");
+    Rational R;
+    R.Num = Num;
+    R.Den = Den;
+    return R;
+  }
 
   /// Exact parse of decimal text: digits, an optional fraction, an optional
   /// exponent, '_' allowed between digits, optional leading '-':

@@ -165,7 +165,7 @@ public:
   friend std::optional<Value> conformTo(const Value &V, const Type &T);
   /// Whether O is this very value (a copy of it), not just an equal one.
   bool isSameAs(const Value &O) const {
-    return Kind == O.Kind && I == O.I && P == O.P;
+    return Kind == O.Kind && Small == O.Small && I == O.I && P == O.P;
   }
   /// Whether nothing an expression can do, and nothing written from the
   /// value, tells O apart from this value. Stricter than ==: `1` and `1.0`
@@ -175,10 +175,16 @@ public:
 
 private:
   ValueKind Kind = ValueKind::None;
-  // Small values are held inline; everything else (strings, exact
-  // numbers, quantities, lists, maps, ranges) in a shared, immutable
-  // payload, so copying a value -- into every cell, into a rendering --
-  // never copies its contents.
+  /// Without a payload: a Float's denominator (its numerator is I), an
+  /// Enum's member as an index into getEnum()->Members. Fills what was
+  /// padding: these two kinds are made in every cell, and a payload for
+  /// each was a malloc and a free.
+  uint32_t Small = 0;
+  // Small values are held inline; everything else (strings, quantities,
+  // lists, maps, ranges, and the exact numbers and enum members that do
+  // not fit the above) in a shared, immutable payload, so copying a
+  // value -- into every cell, into a rendering -- never copies its
+  // contents.
   union {
     int64_t I = 0; ///< Int, Bool (0 or 1), Server.
     const EnumInfo *Enum;
