@@ -318,3 +318,72 @@ TEST(ModuleCacheTest, VersionsPerPathAreBounded) {
 }
 
 } // namespace
+
+TEST(ModuleCacheTest, CleanDeclarationCheckIsSkippedForTheSameFiles) {
+  ModuleCache Cache;
+  // The first cached compile checks every declaration and keeps the
+  // verdict; the second, of the very same entries, skips the check.
+  Result Fresh = expectSameThroughCache(exampleInvocation(), Cache);
+  EXPECT_EQ(Fresh.Diags, "");
+  EXPECT_EQ(Cache.getStats().ChecksSkipped, 1u);
+  // An edited main file is a new entry, so a new set: checked again, then
+  // skipped.
+  CompilerInvocation Edited = exampleInvocation();
+  Edited.Overrides[Example] =
+      replaced(readFile(Example), "tp          = 8", "tp          = 4");
+  expectSameThroughCache(Edited, Cache);
+  EXPECT_EQ(Cache.getStats().ChecksSkipped, 2u);
+  // The first set is still kept.
+  compile(exampleInvocation(), &Cache);
+  EXPECT_EQ(Cache.getStats().ChecksSkipped, 3u);
+  Cache.clear();
+  compile(exampleInvocation(), &Cache);
+  EXPECT_EQ(Cache.getStats().ChecksSkipped, 3u);
+}
+
+TEST(ModuleCacheTest, UnusedDeclarationWithAnErrorIsCheckedEveryTime) {
+  // The files parse cleanly (their trees are cached), but a declaration
+  // no recipe uses has an error: only the check finds it, so it runs and
+  // reports in every compile.
+  ModuleCache Cache;
+  CompilerInvocation Inv = exampleInvocation();
+  Inv.Overrides[Example] =
+      readFile(Example) + "\nmodel unused_model {\n  id = 8\n}\n";
+  Result Fresh = expectSameThroughCache(Inv, Cache);
+  EXPECT_NE(Fresh.Diags.find(":107:8: error: 'id' expects string, got int 8"),
+            std::string::npos)
+      << Fresh.Diags;
+  EXPECT_EQ(Cache.getStats().Hits, 6u);
+  EXPECT_EQ(Cache.getStats().ChecksSkipped, 0u);
+}
+
+TEST(ModuleCacheTest, CheckThatMetADeclarationBeingEvaluatedIsNotKept) {
+  // a's fields read b's, which read a's while a is being evaluated: the
+  // check is clean in this order, but on first use (b first) the order
+  // differs, so its verdict is not kept and the check runs every time.
+  ModuleCache Cache;
+  CompilerInvocation Inv = exampleInvocation();
+  Inv.Overrides[Example] =
+      readFile(Example) +
+      "\nmodel cyc_a {\n  id = \"a\"\n  path = cyc_b.path\n}\n"
+      "model cyc_b {\n  path = \"/b\"\n  id = cyc_a.id\n}\n";
+  Result Fresh = expectSameThroughCache(Inv, Cache);
+  EXPECT_EQ(Fresh.Diags, "");
+  EXPECT_NE(Fresh.Plan, "");
+  EXPECT_EQ(Cache.getStats().ChecksSkipped, 0u);
+}
+
+TEST(ModuleCacheTest, EvictedEntryDropsTheChecksThatHoldIt) {
+  // One version per path: a second version of the main file evicts the
+  // first, and with it the check of the first set.
+  ModuleCache Cache(/*VersionsPerPath=*/1);
+  compile(exampleInvocation(), &Cache);
+  CompilerInvocation Edited = exampleInvocation();
+  Edited.Overrides[Example] =
+      replaced(readFile(Example), "tp          = 8", "tp          = 4");
+  compile(Edited, &Cache);
+  compile(exampleInvocation(), &Cache); // Parsed again: a new entry.
+  EXPECT_EQ(Cache.getStats().ChecksSkipped, 0u);
+  compile(exampleInvocation(), &Cache);
+  EXPECT_EQ(Cache.getStats().ChecksSkipped, 1u);
+}
