@@ -14,12 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "arecipe/Basic/Diagnostic.h"
-#include "arecipe/Basic/TextDiagnosticPrinter.h"
-#include "arecipe/Frontend/CompilerInstance.h"
-#include "arecipe/Frontend/ModuleCache.h"
-
-#include "llvm/Support/raw_ostream.h"
+#include "CompileResult.h"
 
 #include "gtest/gtest.h"
 
@@ -32,17 +27,11 @@
 
 using namespace arecipe;
 using namespace arecipe::frontend;
+using namespace arecipe::frontend::test;
 
 namespace {
 
 const std::string Root = ARECIPE_SOURCE_ROOT;
-
-/// What a compile produces that a user can see.
-struct Outcome {
-  bool Ok = false;
-  std::string Plan;
-  std::string Diagnostics;
-};
 
 /// The recipes plan-bytes.sh compiles, relative to Root and sorted, so
 /// diagnostics name them as the script's runs do.
@@ -68,18 +57,6 @@ CompilerInvocation invocationFor(const std::string &File, bool Eval) {
   return Inv;
 }
 
-Outcome compile(const CompilerInvocation &Inv, ModuleCache *Cache) {
-  Outcome O;
-  llvm::raw_string_ostream DiagOS(O.Diagnostics);
-  TextDiagnosticPrinter Printer(DiagOS);
-  std::optional<std::string> Plan = compileToPlanJSON(Inv, Printer, Cache);
-  DiagOS.flush();
-  O.Ok = Plan.has_value();
-  if (Plan)
-    O.Plan = std::move(*Plan);
-  return O;
-}
-
 class CachedCompileDiffTest : public ::testing::Test {
 protected:
   // Relative paths, as plan-bytes.sh runs the compiler from the root.
@@ -102,11 +79,12 @@ protected:
     unsigned Plans = 0;
     for (const std::string &F : Files) {
       CompilerInvocation Inv = invocationFor(F, Eval);
-      Outcome Plain = compile(Inv, nullptr);
-      Outcome Cached = compile(Inv, &Cache);
-      Plans += Plain.Ok;
-      EXPECT_EQ(Cached.Ok, Plain.Ok) << F;
-      EXPECT_EQ(Cached.Diagnostics, Plain.Diagnostics) << F;
+      Result Plain = compile(Inv, nullptr);
+      Result Cached = compile(Inv, &Cache);
+      // A plan is never empty: an empty one is a failed compile.
+      Plans += !Plain.Plan.empty();
+      EXPECT_EQ(Cached.Plan.empty(), Plain.Plan.empty()) << F;
+      EXPECT_EQ(Cached.Diags, Plain.Diags) << F;
       // Not EXPECT_EQ on the texts: a differing plan of 100 kB would
       // drown the report; the first differing byte says where.
       if (Cached.Plan != Plain.Plan) {
