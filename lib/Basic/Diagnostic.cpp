@@ -136,7 +136,6 @@ void DiagnosticEngine::record(Diagnostic Diag) {
   // A diagnostic counts as exercised even when the error limit drops it:
   // the code path that reports it ran.
   markEmitted(Emitted, Diag);
-  ++NumReported;
 
   if (Diag.Level == DiagLevel::Note) {
     if (LastDropped)

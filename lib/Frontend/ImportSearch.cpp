@@ -6,7 +6,6 @@
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Parse/Parser.h"
 
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -163,42 +162,6 @@ std::optional<sema::SourceFile> ImportSearch::load(const sema::ImportTarget &T,
   return F;
 }
 
-/// The cache's view of G: the entry each file was parsed into. Nothing
-/// when a file is not one of this instance's entries (standard input, a
-/// file refused as a whole).
-static std::optional<ModuleCache::CleanCheck>
-cleanCheckKey(const sema::ModuleGraph &G, const CachePins &Pins) {
-  ModuleCache::CleanCheck Key;
-  for (const sema::SourceFile &F : G.Files) {
-    auto It = llvm::find_if(
-        Pins, [&](const auto &E) { return F.AST && E->AST == F.AST; });
-    if (It == Pins.end())
-      return std::nullopt;
-    Key.Files.push_back(*It);
-    Key.RealPaths.push_back(F.RealPath);
-  }
-  Key.Imports = G.Imports;
-  return Key;
-}
-
-std::optional<uint64_t>
-ImportSearch::findCleanCheck(const sema::ModuleGraph &G) {
-  if (!Cache)
-    return std::nullopt;
-  std::optional<ModuleCache::CleanCheck> Key = cleanCheckKey(G, Pins);
-  return Key ? Cache->findCleanCheck(*Key) : std::nullopt;
-}
-
-void ImportSearch::keepCleanCheck(const sema::ModuleGraph &G,
-                                  uint64_t ValuesMade) {
-  if (!Cache)
-    return;
-  if (std::optional<ModuleCache::CleanCheck> Key = cleanCheckKey(G, Pins)) {
-    Key->ValuesMade = ValuesMade;
-    Cache->keepCleanCheck(std::move(*Key));
-  }
-}
-
 static bool sameLimits(const parse::ParseLimits &A,
                        const parse::ParseLimits &B) {
   return A.MaxFileBytes == B.MaxFileBytes && A.MaxNesting == B.MaxNesting &&
@@ -274,7 +237,6 @@ ModuleCache::Stats ModuleCache::getStats() const {
   S.Misses = Misses;
   S.FileReads = FileReads;
   S.ReadsSaved = ReadsSaved;
-  S.ChecksSkipped = ChecksSkipped;
   for (const auto &[Path, Versions] : Entries)
     S.Entries += Versions.size();
   return S;
@@ -284,39 +246,6 @@ void ModuleCache::clear() {
   std::lock_guard<std::mutex> Lock(Mutex);
   Entries.clear();
   Files.clear();
-  Checks.clear();
-}
-
-std::optional<uint64_t> ModuleCache::findCleanCheck(const CleanCheck &Key) {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  if (Key.Files.empty())
-    return std::nullopt;
-  auto It = Checks.find(Key.Files.front()->Path);
-  if (It == Checks.end())
-    return std::nullopt;
-  for (const CleanCheck &C : It->second)
-    // The entries are compared as objects: equal pointers are the very
-    // same bytes and tree (the check holds them, so none is reused).
-    if (C.Files == Key.Files && C.RealPaths == Key.RealPaths &&
-        C.Imports == Key.Imports) {
-      ++ChecksSkipped;
-      return C.ValuesMade;
-    }
-  return std::nullopt;
-}
-
-void ModuleCache::keepCleanCheck(CleanCheck Check) {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  auto Kept = [&](const std::shared_ptr<const CachedParse> &E) {
-    auto It = Entries.find(E->Path);
-    return It != Entries.end() && llvm::is_contained(It->second, E);
-  };
-  if (Check.Files.empty() || !llvm::all_of(Check.Files, Kept))
-    return;
-  auto &Versions = Checks[Check.Files.front()->Path];
-  Versions.insert(Versions.begin(), std::move(Check));
-  if (Versions.size() > VersionsPerPath)
-    Versions.resize(VersionsPerPath);
 }
 
 std::shared_ptr<const CachedParse>
@@ -367,13 +296,6 @@ void ModuleCache::insert(std::shared_ptr<const CachedParse> Entry) {
   std::lock_guard<std::mutex> Lock(Mutex);
   auto &Versions = Entries[Entry->Path];
   Versions.insert(Versions.begin(), std::move(Entry));
-  if (Versions.size() <= VersionsPerPath)
-    return;
-  const std::shared_ptr<const CachedParse> Evicted = Versions.back();
-  Versions.pop_back();
-  // A check holding the evicted entry can never be found again.
-  for (auto &[Main, Versions] : Checks)
-    llvm::erase_if(Versions, [&](const CleanCheck &C) {
-      return llvm::is_contained(C.Files, Evicted);
-    });
+  if (Versions.size() > VersionsPerPath)
+    Versions.resize(VersionsPerPath);
 }

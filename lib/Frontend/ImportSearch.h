@@ -180,10 +180,6 @@ public:
                                          llvm::StringRef ImporterName) override;
   std::optional<sema::SourceFile> load(const sema::ImportTarget &T,
                                        llvm::SMRange ImportRange) override;
-  /// Through the cache: the files are the very entries an earlier
-  /// compilation's clean check held (ModuleCache::findCleanCheck).
-  std::optional<uint64_t> findCleanCheck(const sema::ModuleGraph &G) override;
-  void keepCleanCheck(const sema::ModuleGraph &G, uint64_t ValuesMade) override;
 
 private:
   llvm::SourceMgr &SM;

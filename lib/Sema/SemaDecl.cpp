@@ -328,45 +328,9 @@ void SemaImpl::resolveParent(EntityState &E) {
   }
 }
 
-namespace {
-/// One evaluation of a declaration (an entity's fields, a constant). When
-/// loadModules skipped the check of every declaration it counted the
-/// values that check made up front; the outermost evaluation on first use
-/// then counts its values from zero and puts the total back, so nothing is
-/// counted twice and the budget is crossed exactly where a checked compile
-/// crosses it (what is evaluated here is part of what the check made).
-class DeclarationEval {
-public:
-  explicit DeclarationEval(SemaImpl &S)
-      : S(S), Detach(S.DeclCheckSkipped && S.DeclEvalDepth == 0),
-        Saved(S.ValuesTotal) {
-    ++S.DeclEvalDepth;
-    if (Detach)
-      S.ValuesTotal = 0;
-  }
-  ~DeclarationEval() {
-    --S.DeclEvalDepth;
-    if (Detach)
-      S.ValuesTotal = Saved;
-  }
-  DeclarationEval(const DeclarationEval &) = delete;
-  DeclarationEval &operator=(const DeclarationEval &) = delete;
-
-private:
-  SemaImpl &S;
-  bool Detach;
-  uint64_t Saved;
-};
-} // namespace
-
 bool SemaImpl::evaluateEntityFields(EntityState &E) {
-  if (E.FieldsEvaluated)
+  if (E.FieldsEvaluated || E.Evaluating)
     return true;
-  if (E.Evaluating) {
-    ++DeclReentries;
-    return true;
-  }
-  DeclarationEval Eval(*this);
   E.Evaluating = true;
   resolveParent(E);
   // Inherited fields first; this declaration's own replace them.
@@ -590,7 +554,6 @@ std::optional<Value> SemaImpl::constantValue(ConstantInfo &C,
   if (C.Evaluated)
     return C.V;
   if (C.Evaluating) {
-    ++DeclReentries;
     // Print the whole cycle, 'a' -> 'b' -> 'a' (F13); a constant that
     // names itself directly still "depends on itself".
     auto Quoted = [](const ConstantInfo *K) {
@@ -608,7 +571,6 @@ std::optional<Value> SemaImpl::constantValue(ConstantInfo &C,
     diag(Use, DiagID::err_dependency_cycle) << "" << Text;
     return std::nullopt;
   }
-  DeclarationEval Eval(*this);
   C.Evaluating = true;
   ConstStack.push_back(&C);
   EvalCtx Ctx;

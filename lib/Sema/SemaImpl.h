@@ -430,22 +430,6 @@ public:
   std::vector<const EnumInfo *> enumsWithMember(Module &M, llvm::StringRef Name);
   std::vector<std::unique_ptr<Module>> Modules;
   std::vector<Module *> LoadStack;
-  /// Per import statement processed, the index in Modules of its target
-  /// (-1: none): with the files, what ModuleGraph tells the loader.
-  std::vector<int> ImportResolutions;
-  ModuleGraph moduleGraph() const;
-  /// loadModules skipped the check of every declaration: the loader said
-  /// an earlier analysis of the very same files found them clean
-  /// (ModuleLoader::findCleanCheck). Declarations are then evaluated on
-  /// first use, as the check would have left them (SemaDecl.cpp,
-  /// DeclarationEval).
-  bool DeclCheckSkipped = false;
-  /// Times a declaration was asked for while it was being evaluated (an
-  /// entity whose fields read, through another, one of its own): a check
-  /// that met one may depend on its order, so it is not kept as clean.
-  unsigned DeclReentries = 0;
-  /// Nesting of declaration evaluations (entity fields, constants).
-  unsigned DeclEvalDepth = 0;
   std::vector<std::unique_ptr<EntityState>> Entities;
   /// What the recipes' results point to (RecipeCells, Cell::Band,
   /// ResolvedValue::From), kept for the life of the Compilation.

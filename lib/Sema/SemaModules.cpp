@@ -182,42 +182,27 @@ Module *SemaImpl::importModule(Module &From, const ast::ImportDecl &Imp) {
   std::optional<ImportTarget> Found =
       Opts.Loader->find(Target, From.RealPath, From.Name);
   if (!Found) {
-    ImportResolutions.push_back(-1);
     diag(Where, DiagID::err_import_not_found) << Target;
     return nullptr;
   }
-  for (size_t I = 0; I < Modules.size(); ++I) {
-    Module *Loaded = Modules[I].get();
+  for (const auto &Loaded : Modules) {
     if (Loaded->RealPath != Found->RealPath)
       continue;
     if (Loaded->Loading) {
-      ImportResolutions.push_back(-1);
       std::string Cycle;
-      auto It = std::find(LoadStack.begin(), LoadStack.end(), Loaded);
+      auto It = std::find(LoadStack.begin(), LoadStack.end(), Loaded.get());
       for (; It != LoadStack.end(); ++It)
         Cycle += (*It)->Name + " -> ";
       Cycle += Loaded->Name;
       diag(Where, DiagID::err_import_cycle) << Cycle;
       return nullptr;
     }
-    ImportResolutions.push_back(int(I));
-    return Loaded;
+    return Loaded.get();
   }
   std::optional<SourceFile> File = Opts.Loader->load(*Found, Where);
-  if (!File) {
-    ImportResolutions.push_back(-1);
+  if (!File)
     return nullptr;
-  }
-  ImportResolutions.push_back(int(Modules.size())); // loadModule's index.
   return loadModule(*File);
-}
-
-ModuleGraph SemaImpl::moduleGraph() const {
-  ModuleGraph G;
-  for (const auto &M : Modules)
-    G.Files.push_back({M->BufferID, M->AST, M->RealPath});
-  G.Imports = ImportResolutions;
-  return G;
 }
 
 const Symbol *SemaImpl::lookupSymbol(Module &M, llvm::StringRef Name) {
@@ -246,28 +231,9 @@ std::vector<const EnumInfo *> SemaImpl::enumsWithMember(Module &M,
 }
 
 bool SemaImpl::loadModules(const SourceFile &MainFile) {
-  unsigned Reports = Diags.reportCount();
   Main = loadModule(MainFile);
   // Declarations of every loaded file are checked even when unused, so a
   // mistake in std/ shows up where it is, not in the first recipe using it.
-  // That check is the same work in every compilation of the same files:
-  // when the loader knows an earlier one of the very same files (the same
-  // trees, resolved the same way) found nothing, it is skipped, and the
-  // values it made are counted as if made (the value budget, and so any
-  // error about it, stays that of a checked compile). Declarations are
-  // then evaluated on first use (evaluateEntityFields, constantValue, and
-  // analyze() for those Codegen reads directly).
-  std::optional<ModuleGraph> Graph;
-  if (Opts.Loader && Diags.reportCount() == Reports) {
-    Graph = moduleGraph();
-    if (std::optional<uint64_t> Made = Opts.Loader->findCleanCheck(*Graph)) {
-      DeclCheckSkipped = true;
-      ValuesTotal += *Made;
-      return !Diags.hasErrors();
-    }
-  }
-  uint64_t ValuesBefore = ValuesTotal;
-  unsigned Reentries = DeclReentries;
   for (const auto &E : Entities)
     if (E->K != EntityInfo::Recipe)
       evaluateEntityFields(*E);
@@ -276,11 +242,6 @@ bool SemaImpl::loadModules(const SourceFile &MainFile) {
   for (const auto &C : Constants)
     constantValue(*C, C->Decl->getName().Range);
   Sink->flush();
-  // Order-independent only when no declaration was asked for while it was
-  // being evaluated: then each was evaluated whole before any use, and on
-  // first use, in any order, it is evaluated to the same.
-  if (Graph && Diags.reportCount() == Reports && DeclReentries == Reentries)
-    Opts.Loader->keepCleanCheck(*Graph, ValuesTotal - ValuesBefore);
   return !Diags.hasErrors();
 }
 
@@ -305,14 +266,6 @@ bool SemaImpl::analyze(std::vector<SetOption> Sets) {
               !llvm::is_contained(Main->AST->getDecls(), S->Ent->Decl) &&
               Tuned.insert(S->Ent->Decl).second)
             analyzeRecipe(*S->Ent);
-  // Codegen reads the fields of a recipe's engine, hardware and model
-  // without asking Sema (EntityInfo::Fields); the skipped check would have
-  // evaluated them.
-  if (DeclCheckSkipped)
-    for (const auto &R : Recipes)
-      for (const EntityInfo *E : {R->Engine, R->Hardware, R->Model})
-        if (E)
-          evaluateEntityFields(stateOf(*E));
   Sink->flush();
   return !Diags.hasErrors();
 }
@@ -337,12 +290,6 @@ void SemaImpl::didYouMean(DiagnosticBuilder &B, llvm::SMRange Range,
 // Compilation --------------------------------------------------------------
 
 ModuleLoader::~ModuleLoader() = default;
-
-std::optional<uint64_t> ModuleLoader::findCleanCheck(const ModuleGraph &) {
-  return std::nullopt;
-}
-
-void ModuleLoader::keepCleanCheck(const ModuleGraph &, uint64_t) {}
 
 const KnobInfo *EntityState::findKnob(llvm::StringRef Name) const {
   if (KnobsIndexed != Knobs.size()) {

@@ -150,9 +150,6 @@ public:
   bool hasErrors() const { return NumErrors != 0; }
   unsigned errorCount() const { return NumErrors; }
   unsigned warningCount() const { return NumWarnings; }
-  /// Every diagnostic reported so far -- notes and what the error limit
-  /// dropped included: unchanged across a step means it reported nothing.
-  unsigned reportCount() const { return NumReported; }
   /// True once the error limit dropped a diagnostic; a caller may stop early.
   bool hasReachedErrorLimit() const { return LimitReached; }
 
@@ -177,7 +174,6 @@ private:
   unsigned ErrorLimit = 20;
   unsigned NumErrors = 0;
   unsigned NumWarnings = 0;
-  unsigned NumReported = 0;
   bool WarningsAsErrors = false;
   bool LimitReached = false;
   bool LimitReported = false;

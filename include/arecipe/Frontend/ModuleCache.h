@@ -31,12 +31,6 @@
 // the stamp is the kept one and old enough to be trusted
 // (docs/architecture.md, ModuleCache); an override is always read.
 //
-// Checked once: with the parses, the cache keeps which sets of them an
-// analysis found clean -- every declaration of the very same files (the
-// same entries, resolved by their imports the same way) evaluated and
-// nothing reported -- so a later compilation of that set skips that check
-// (sema::ModuleLoader::findCleanCheck; docs/architecture.md, ModuleCache).
-//
 // Bounded: a path keeps its few most recently used versions (an edited
 // document does not pile up one tree per keystroke). Thread-safe: instances
 // on several threads may share one cache.
@@ -54,7 +48,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,7 +74,6 @@ public:
     uint64_t Entries = 0;
     uint64_t FileReads = 0;  ///< Real files read for want of a trusted stamp.
     uint64_t ReadsSaved = 0; ///< Real files not read: their stamp was kept.
-    uint64_t ChecksSkipped = 0; ///< Declaration checks found clean before.
   };
   Stats getStats() const;
   /// Drops every entry (instances keep what they hold).
@@ -103,25 +95,6 @@ public:
   /// Counts a read that a record made unnecessary.
   void countReadSaved();
 
-  /// A set of files whose declarations an analysis checked and found
-  /// clean: the entries in load order (the main file first), each with the
-  /// real path it was loaded as, and where each import resolved
-  /// (sema::ModuleGraph).
-  struct CleanCheck {
-    std::vector<std::shared_ptr<const CachedParse>> Files;
-    std::vector<std::string> RealPaths;
-    std::vector<int> Imports;
-    /// What the check added to the compilation's value budget.
-    uint64_t ValuesMade = 0;
-  };
-  /// ValuesMade of the kept check of exactly Key's files, real paths and
-  /// imports (counted as skipped), or nullopt.
-  std::optional<uint64_t> findCleanCheck(const CleanCheck &Key);
-  /// Keeps Check as the most recent of its main file's; a few are kept
-  /// per main file, and none that holds an entry the cache has evicted (it
-  /// could never be found again).
-  void keepCleanCheck(CleanCheck Check);
-
 private:
   unsigned VersionsPerPath;
   mutable std::mutex Mutex;
@@ -132,12 +105,7 @@ private:
   /// Per path, its latest read only (the parses above keep older versions
   /// by their bytes).
   std::map<std::string, std::shared_ptr<const FileRecord>, std::less<>> Files;
-  /// Per path of the main file, its most recent VersionsPerPath checks
-  /// first (a main file edited per keystroke makes a new set each time;
-  /// the older ones go, as its older parses do).
-  std::map<std::string, std::vector<CleanCheck>, std::less<>> Checks;
-  uint64_t Hits = 0, Misses = 0, FileReads = 0, ReadsSaved = 0,
-           ChecksSkipped = 0;
+  uint64_t Hits = 0, Misses = 0, FileReads = 0, ReadsSaved = 0;
 };
 
 } // namespace arecipe::frontend

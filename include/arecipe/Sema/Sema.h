@@ -20,7 +20,6 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 
-#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,18 +55,6 @@ struct ImportTarget {
   std::string DisplayName; ///< The SourceMgr buffer name, as output shows it.
 };
 
-/// The files one analysis loaded and how its imports resolved: all that
-/// the check of every declaration (Compilation::loadModules) depends on,
-/// besides Sema itself.
-struct ModuleGraph {
-  /// The main file first, then each import in the order it was loaded.
-  std::vector<SourceFile> Files;
-  /// Per import statement, in the order Sema processed them, the index in
-  /// Files of the module it resolved to; -1 when it did not (not found,
-  /// unreadable, a cycle).
-  std::vector<int> Imports;
-};
-
 /// How Sema reaches the files a recipe imports. The front end implements
 /// it (search path, file system, parser): Sema never opens a file and never
 /// parses. Sema asks find() first, loads a target whose real path it has
@@ -87,16 +74,6 @@ public:
   /// reported and the (partial) tree returned.
   virtual std::optional<SourceFile> load(const ImportTarget &T,
                                          llvm::SMRange ImportRange) = 0;
-
-  /// Whether an earlier analysis checked the declarations of exactly these
-  /// files, resolved exactly so, and reported nothing; if so, the number
-  /// of values that check made (what it added to the compilation's value
-  /// budget), and Sema skips the check. A loader that cannot tell the
-  /// files are the very same (the front end's ModuleCache can) says no.
-  virtual std::optional<uint64_t> findCleanCheck(const ModuleGraph &G);
-  /// The declarations of G were checked and nothing was reported; the
-  /// check made ValuesMade values.
-  virtual void keepCleanCheck(const ModuleGraph &G, uint64_t ValuesMade);
 };
 
 /// One `--set name=value` option, already parsed by the front end: a
