@@ -71,17 +71,11 @@ llvm::ErrorOr<std::shared_ptr<const FileRecord>>
 FileSource::read(llvm::StringRef Path, const llvm::vfs::Status &St,
                  llvm::sys::TimePoint<> Now, llvm::StringRef RealPath,
                  ModuleCache *Cache) const {
+  if (!Cache || !isReal(Path))
+    return readThrough(Path, RealPath);
   auto Record = std::make_shared<FileRecord>();
   Record->Path = Path.str();
   Record->RealPath = RealPath.str();
-  if (!Cache || !isReal(Path)) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
-        FS->getBufferForFile(Path);
-    if (!Buf)
-      return Buf.getError();
-    Record->Bytes = (*Buf)->getBuffer().str();
-    return std::shared_ptr<const FileRecord>(std::move(Record));
-  }
   FileStamp Stamp = stampOf(St);
   std::shared_ptr<const FileRecord> Kept = Cache->findFile(Path);
   if (Kept && Kept->Settled && Kept->Stamp == Stamp) {
@@ -100,6 +94,19 @@ FileSource::read(llvm::StringRef Path, const llvm::vfs::Status &St,
   Record->Settled = St.getLastModificationTime() + StampMargin < Now;
   Record->Bytes = (*Buf)->getBuffer().str();
   Cache->keepFile(Record);
+  return std::shared_ptr<const FileRecord>(std::move(Record));
+}
+
+llvm::ErrorOr<std::shared_ptr<const FileRecord>>
+FileSource::readThrough(llvm::StringRef Path, llvm::StringRef RealPath) const {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+      FS->getBufferForFile(Path);
+  if (!Buf)
+    return Buf.getError();
+  auto Record = std::make_shared<FileRecord>();
+  Record->Path = Path.str();
+  Record->RealPath = RealPath.str();
+  Record->Bytes = (*Buf)->getBuffer().str();
   return std::shared_ptr<const FileRecord>(std::move(Record));
 }
 
@@ -136,22 +143,12 @@ ImportSearch::find(llvm::StringRef Target, llvm::StringRef ImporterRealPath,
 
 std::optional<sema::SourceFile> ImportSearch::load(const sema::ImportTarget &T,
                                                    llvm::SMRange ImportRange) {
+  // Not the target find() returned last (no status of it to trust): read
+  // through the file system, as a compile without a cache does.
   llvm::ErrorOr<std::shared_ptr<const FileRecord>> Read =
-      std::make_error_code(std::errc::no_such_file_or_directory);
-  if (FoundStatus && FoundPath == T.Path) {
-    Read = Files.read(T.Path, *FoundStatus, FoundAt, T.RealPath, Cache);
-  } else {
-    // Not the target find() returned last: read through the file system.
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
-        FS.getBufferForFile(T.Path);
-    if (Buf) {
-      auto R = std::make_shared<FileRecord>();
-      R->Bytes = (*Buf)->getBuffer().str();
-      Read = std::shared_ptr<const FileRecord>(std::move(R));
-    } else {
-      Read = Buf.getError();
-    }
-  }
+      FoundStatus && FoundPath == T.Path
+          ? Files.read(T.Path, *FoundStatus, FoundAt, T.RealPath, Cache)
+          : Files.readThrough(T.Path, T.RealPath);
   FoundStatus.reset();
   if (!Read) {
     Diags.report(ImportRange, DiagID::err_cannot_open_file)

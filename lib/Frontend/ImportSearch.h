@@ -153,6 +153,11 @@ public:
   read(llvm::StringRef Path, const llvm::vfs::Status &St,
        llvm::sys::TimePoint<> Now, llvm::StringRef RealPath,
        ModuleCache *Cache) const;
+  /// The bytes of Path read through FS, neither stamped nor kept: how a
+  /// file is read without a cache, off the real file system, or without a
+  /// status to trust.
+  llvm::ErrorOr<std::shared_ptr<const FileRecord>>
+  readThrough(llvm::StringRef Path, llvm::StringRef RealPath) const;
 
 private:
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS;

@@ -344,9 +344,6 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
   if (E.isTemplate())
     declareTemplate(E);
   const std::vector<FieldSpec> &Specs = fieldsOf(E.K);
-  std::vector<std::string> Names;
-  for (const FieldSpec &F : Specs)
-    Names.push_back(F.Name);
 
   EvalCtx Ctx;
   Ctx.M = E.Owner;
@@ -360,6 +357,11 @@ bool SemaImpl::evaluateEntityFields(EntityState &E) {
       if (Name == F.Name)
         Spec = &F;
     if (!Spec) {
+      // The field names are copied for the suggestion only: every
+      // compilation evaluates the std entities, which have no mistake.
+      std::vector<std::string> Names;
+      for (const FieldSpec &F : Specs)
+        Names.push_back(F.Name);
       auto B = diag(NameRange, DiagID::err_unknown_field);
       B << entityLabel(E) << Name;
       didYouMean(B, NameRange, Name, Names);

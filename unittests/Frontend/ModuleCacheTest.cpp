@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "arecipe/Frontend/ModuleCache.h"
+#include "CompileResult.h"
 #include "arecipe/Basic/Diagnostic.h"
 #include "arecipe/Basic/TextDiagnosticPrinter.h"
 #include "arecipe/Frontend/CompilerInstance.h"
@@ -27,6 +28,7 @@
 
 using namespace arecipe;
 using namespace arecipe::frontend;
+using namespace arecipe::frontend::test;
 
 namespace {
 
@@ -59,24 +61,6 @@ CompilerInvocation exampleInvocation() {
   Inv.MainFile = Example;
   Inv.StdRoot = Root;
   return Inv;
-}
-
-/// What a compilation produced: the plan (empty after errors) and every
-/// diagnostic as the command line prints it.
-struct Result {
-  std::string Plan;
-  std::string Diags;
-};
-
-Result compile(const CompilerInvocation &Inv, ModuleCache *Cache) {
-  Result R;
-  llvm::raw_string_ostream DiagOS(R.Diags);
-  TextDiagnosticPrinter Printer(DiagOS);
-  std::optional<std::string> Plan = compileToPlanJSON(Inv, Printer, Cache);
-  DiagOS.flush();
-  if (Plan)
-    R.Plan = *Plan;
-  return R;
 }
 
 /// Compiles Inv without a cache, then twice through Cache (the second
