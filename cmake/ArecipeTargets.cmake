@@ -37,17 +37,22 @@ function(arecipe_add_library name)
   target_link_libraries(${name} PUBLIC ${ARG_LINK} ${ARG_PUBLIC} PRIVATE ${ARG_PRIVATE})
 endfunction()
 
-# arecipe_add_tool(NAME SOURCES... [LINK libs...] [STATIC_RUNTIME])
+# arecipe_add_tool(NAME SOURCES... [LINK libs...] [STATIC_RUNTIME] [FAST_MALLOC])
 #
 # A thin main, installed into <prefix>/bin (docs/build.md#install).
+# FAST_MALLOC: a tool that compiles recipes (many small values per
+# compilation) links ARECIPE_MALLOC's allocator (ArecipeDependencies.cmake).
 # STATIC_RUNTIME: a tool that loads no C++ shared library links libstdc++
 # and libgcc statically, as non-PIE, for a cheaper start-up
 # (docs/build.md#start-up-of-the-tools); one that does (ICU through the
 # tokenizer) would carry a second libstdc++ and gain nothing.
 function(arecipe_add_tool name)
-  cmake_parse_arguments(ARG "STATIC_RUNTIME" "" "LINK" ${ARGN})
+  cmake_parse_arguments(ARG "STATIC_RUNTIME;FAST_MALLOC" "" "LINK" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${ARG_LINK})
+  if(ARG_FAST_MALLOC)
+    target_link_libraries(${name} PRIVATE arecipe_malloc)
+  endif()
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
   if(ARG_STATIC_RUNTIME AND ARECIPE_STATIC_RUNTIME_ACTIVE)
     target_link_options(${name} PRIVATE -static-libstdc++ -static-libgcc

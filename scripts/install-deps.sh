@@ -12,7 +12,7 @@ PACKAGES=(
   libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libevent-dev
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev libtinfo-dev
   libxml2-dev libedit-dev procps psmisc shellcheck file python3-aiohttp python3-jsonschema python3-psutil python3-yaml
-  curl uuid-dev libz3-dev libonig-dev libicu-dev
+  curl uuid-dev libz3-dev libonig-dev libicu-dev libmimalloc-dev
 )
 if [[ ${1:-} == --test ]]; then
   PACKAGES+=(munge slurm-client slurmctld slurmd chromium jsonnet neovim)
