@@ -52,8 +52,11 @@ endif()
 
 # The compiler's tools allocate a few thousand small values per compilation
 # and free them together: mimalloc makes an in-process compilation of the
-# example 15-20 % cheaper than glibc's malloc (bench/README.md, "Compiler").
-# It is linked into the tools that compile (arecipe_add_tool FAST_MALLOC),
+# example about a quarter cheaper than glibc's malloc (bench/README.md,
+# "Compiler").
+# It is linked into the tools that compile many times per process
+# (arecipe_add_tool FAST_MALLOC; not arecipec, whose one compilation saves
+# less than mimalloc's set-up costs at start),
 # not into the libraries, and never into a sanitizer or fuzzer build, whose
 # runtime replaces malloc itself. ARECIPE_MALLOC=system keeps glibc's.
 set(ARECIPE_MALLOC "mimalloc" CACHE STRING

@@ -40,8 +40,8 @@ endfunction()
 # arecipe_add_tool(NAME SOURCES... [LINK libs...] [STATIC_RUNTIME] [FAST_MALLOC])
 #
 # A thin main, installed into <prefix>/bin (docs/build.md#install).
-# FAST_MALLOC: a tool that compiles recipes (many small values per
-# compilation) links ARECIPE_MALLOC's allocator (ArecipeDependencies.cmake).
+# FAST_MALLOC: a tool that compiles recipes many times per process links
+# ARECIPE_MALLOC's allocator (ArecipeDependencies.cmake).
 # STATIC_RUNTIME: a tool that loads no C++ shared library links libstdc++
 # and libgcc statically, as non-PIE, for a cheaper start-up
 # (docs/build.md#start-up-of-the-tools); one that does (ICU through the
