@@ -318,38 +318,84 @@ static void writeEnv(JsonWriter &W, const ProcessSpec::EnvMap &Env) {
 }
 
 namespace {
-/// The text of each process's `env` object in the cell written last, by
-/// the process's place in the cell. The lowering shares one map between
-/// the cells that give a process the same environment, so the next cell
-/// copies the text when it holds the same map (or an equal one) and
-/// writes the object (keeping its new text) otherwise.
-class EnvTexts {
+/// The text of each place of the cell written last (a knob by its place
+/// in the cell's sorted list, a process's `env` by the process's place),
+/// with what it was written from (Source). Most of a plan's knobs and
+/// environments are the same in every cell, and each is a dozen tokens of
+/// writing: the next cell copies the text when Source says its place holds
+/// the same again, and writes it (keeping the new text) otherwise.
+///
+/// The texts are kept in one buffer, not a string each (the first cell
+/// would allocate one per place): a new text is appended, and when the
+/// buffer is full and holds more replaced text than live text, the live
+/// texts are copied to a new one, so a plan of any number of cells keeps
+/// about one cell's texts.
+template <typename Source> class TextsByPlace {
 public:
-  void write(JsonWriter &W, size_t Index, const ProcessSpec &P) {
+  /// Item at place Index: the kept text, or Write() (which writes one
+  /// object, perhaps after a separator) and keeps its text.
+  template <typename Item, typename WriteFn>
+  void write(JsonWriter &W, size_t Index, const Item &I, WriteFn &&Write) {
     if (Index >= Entries.size())
       Entries.resize(Index + 1);
     Entry &E = Entries[Index];
-    if (E.Env && P.Env && E.Depth == W.depth() &&
-        (E.Env == P.Env || *E.Env == *P.Env))
-      return W.rawValue(E.Text);
+    // An object's text is never empty: Size 0 is a place not yet written.
+    if (E.Size && E.Depth == W.depth() && E.From.sameAs(I))
+      return W.rawValue(std::string_view(Texts).substr(E.Offset, E.Size));
     size_t Before = W.text().size();
-    writeEnv(W, P.env());
-    // Written right after its key: the object's text, with no separator.
+    Write();
+    // What was written: any separator before the object, then the object.
     std::string_view Text = W.text().substr(Before);
-    // Holding the map keeps it alive, so its address is never another's.
-    E.Env = P.Env;
+    Text.remove_prefix(Text.find('{'));
+    E.From.take(I);
     E.Depth = W.depth();
-    E.Text.assign(Text.data(), Text.size());
+    keep(E, Text);
   }
 
 private:
   struct Entry {
-    std::shared_ptr<const ProcessSpec::EnvMap> Env;
+    Source From;
     size_t Depth = 0;
-    std::string Text;
+    size_t Offset = 0, Size = 0; ///< The text in Texts.
   };
+  /// Replaces E's text with Text.
+  void keep(Entry &E, std::string_view Text) {
+    Live -= E.Size;
+    E.Size = 0;
+    if (Texts.size() + Text.size() > Texts.capacity() &&
+        Texts.size() - Live > Live) {
+      std::string Fresh;
+      Fresh.reserve(2 * (Live + Text.size()));
+      for (Entry &O : Entries)
+        if (O.Size) {
+          size_t Offset = Fresh.size();
+          Fresh.append(Texts, O.Offset, O.Size);
+          O.Offset = Offset;
+        }
+      Texts.swap(Fresh);
+    }
+    E.Offset = Texts.size();
+    E.Size = Text.size();
+    Texts.append(Text);
+    Live += Text.size();
+  }
   std::vector<Entry> Entries;
+  std::string Texts;
+  size_t Live = 0; ///< Bytes of Texts that entries refer to.
 };
+
+/// What a process's `env` text was written from: the lowering shares one
+/// map between the cells that give a process the same environment, so the
+/// same map (or an equal one) writes the same object. Holding the map
+/// keeps it alive, so its address is never another's.
+struct EnvSource {
+  std::shared_ptr<const ProcessSpec::EnvMap> Env;
+  bool sameAs(const ProcessSpec &P) const {
+    return Env && P.Env && (Env == P.Env || *Env == *P.Env);
+  }
+  void take(const ProcessSpec &P) { Env = P.Env; }
+};
+using EnvTexts = TextsByPlace<EnvSource>;
 } // namespace
 
 /// A process of a cell; Envs, when given, copies the text of an
@@ -363,7 +409,7 @@ static void writeProcess(JsonWriter &W, const ProcessSpec &P, bool V11,
   writeStrings(W, "argv"_key, P.Argv);
   W.key("env"_key);
   if (Envs)
-    Envs->write(W, Index, P);
+    Envs->write(W, Index, P, [&] { writeEnv(W, P.env()); });
   else
     writeEnv(W, P.env());
   writeStrings(W, "env_unset"_key, P.EnvUnset);
@@ -441,76 +487,27 @@ static bool sameOrigin(const KnobOrigin &A, const KnobOrigin &B) {
 }
 
 namespace {
-/// The text of each knob of the cell written last, by the knob's place in
-/// the cell's sorted list. Most knobs of a plan are the same in every
-/// cell (the same value from the same assignment), and a knob is a dozen
-/// tokens of writing: the next cell copies the text when name, value and
-/// origin are those it was written from, and writes the knob (keeping its
-/// new text) otherwise.
-///
-/// The texts are kept in one buffer, not a string each (the first cell
-/// would allocate one per knob): a new text is appended, and when the
-/// buffer is full and holds more replaced text than live text, the live
-/// texts are copied to a new one, so a plan of any number of cells keeps
-/// about one cell's knob texts.
-class KnobTexts {
-public:
-  void write(JsonWriter &W, size_t Index, const PlanKnob &K) {
-    if (Index >= Entries.size())
-      Entries.resize(Index + 1);
-    Entry &E = Entries[Index];
-    if (E.Depth == W.depth() && E.Name == K.Name &&
-        sameOrigin(E.Origin, K.Origin) &&
-        E.Value.isIndistinguishableFrom(*K.Value))
-      return W.rawValue(std::string_view(Texts).substr(E.Offset, E.Size));
-    size_t Before = W.text().size();
-    writeKnob(W, K);
-    // What was written: the separator before the object, then the object.
-    std::string_view Text = W.text().substr(Before);
-    Text.remove_prefix(Text.find('{'));
-    // A view: the name is Sema's, which outlives the writing of the plan.
-    E.Name = K.Name;
-    // A copy of the value keeps it alive, so isSameAs cannot mistake a
-    // later value for it.
-    E.Value = *K.Value;
-    E.Origin = K.Origin;
-    E.Depth = W.depth();
-    keep(E, Text);
+/// What a knob's text was written from: the same name, an
+/// indistinguishable value and the same origin write the same object.
+struct KnobSource {
+  /// A view: the name is Sema's, which outlives the writing of the plan.
+  llvm::StringRef Name;
+  /// A copy keeps the value alive, so isSameAs cannot mistake a later
+  /// value for it.
+  sema::Value Value;
+  KnobOrigin Origin;
+  bool sameAs(const PlanKnob &K) const {
+    return Name == K.Name && sameOrigin(Origin, K.Origin) &&
+           Value.isIndistinguishableFrom(*K.Value);
   }
-
-private:
-  struct Entry {
-    llvm::StringRef Name;
-    sema::Value Value;
-    KnobOrigin Origin;
-    size_t Depth = 0; ///< Never a knob's depth: a new entry never matches.
-    size_t Offset = 0, Size = 0; ///< The knob's text in Texts.
-  };
-  /// Replaces E's text with Text.
-  void keep(Entry &E, std::string_view Text) {
-    Live -= E.Size;
-    E.Size = 0;
-    if (Texts.size() + Text.size() > Texts.capacity() &&
-        Texts.size() - Live > Live) {
-      std::string Fresh;
-      Fresh.reserve(2 * (Live + Text.size()));
-      for (Entry &O : Entries)
-        if (O.Size) {
-          size_t Offset = Fresh.size();
-          Fresh.append(Texts, O.Offset, O.Size);
-          O.Offset = Offset;
-        }
-      Texts.swap(Fresh);
-    }
-    E.Offset = Texts.size();
-    E.Size = Text.size();
-    Texts.append(Text);
-    Live += Text.size();
+  void take(const PlanKnob &K) {
+    Name = K.Name;
+    Value = *K.Value;
+    Origin = K.Origin;
   }
-  std::vector<Entry> Entries;
-  std::string Texts;
-  size_t Live = 0; ///< Bytes of Texts that entries refer to.
 };
+
+using KnobTexts = TextsByPlace<KnobSource>;
 } // namespace
 
 /// What emitPlan keeps of the cell written last, so the next cell copies
@@ -547,7 +544,7 @@ static void writeCellWith(const PlanCell &C, JsonWriter &W, CellTexts *Texts) {
   W.beginArray();
   for (size_t N = 0; N < C.Knobs.size(); ++N)
     if (Knobs)
-      Knobs->write(W, N, C.Knobs[N]);
+      Knobs->write(W, N, C.Knobs[N], [&] { writeKnob(W, C.Knobs[N]); });
     else
       writeKnob(W, C.Knobs[N]);
   W.endArray();
