@@ -5,9 +5,9 @@
 // `where` constraints and `check`s that held, pre-flight actions -- reads a
 // few of the cell's values and nothing else of the cell. Between cells
 // those values are often the same (a band's `draft = 3` in each of its
-// cells), and the language server and the tuner compile in a loop, so the
-// result of an earlier cell is kept with the values it read and a later
-// cell takes it instead of evaluating again when every one of them is
+// cells), so within one compilation the result of an earlier cell of the
+// recipe is kept with the values it read, and a later cell takes it
+// instead of evaluating again when every one of them is
 // indistinguishable (Value::isIndistinguishableFrom, and the same level of
 // origin, so that a `--set` value is still recognised). This is the one
 // mechanism for all of them (docs/sema.md, "Levels and evaluation order").
